@@ -1,0 +1,70 @@
+# PerilScope: `make run` serves the app, `make test` runs every test. Each step skips what is done.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PERILSCOPE_DATA_DIR ?= $(abspath ../shared/data)
+export PERILSCOPE_DATA_DIR
+ifdef DATABASE_URL
+export DATABASE_URL
+endif
+
+PY := .venv/bin/python
+UV := .venv/bin/uv
+VENV_STAMP := .venv/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-12)
+WEB_STAMP := web/node_modules/.installed-$(shell cat web/package-lock.json 2>/dev/null | md5sum | cut -c1-12)
+WEB_SOURCES := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig*.json web/public -type f 2>/dev/null)
+
+.PHONY: help run test install web-build migrate data test-python test-web test-e2e browser lint clean
+
+help: ## Show this help
+	@echo "PerilScope"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+run: install web-build migrate data ## Install, build, migrate, load data and serve on http://$(HOST):$(PORT)
+	@echo "Serving PerilScope on http://$(HOST):$(PORT)"
+	.venv/bin/perilscope serve --host $(HOST) --port $(PORT)
+
+test: install web-build browser ## Install everything and run every test (Python, web unit, browser)
+	$(MAKE) test-python
+	$(MAKE) test-web
+	$(MAKE) test-e2e
+
+install: $(VENV_STAMP) $(WEB_STAMP) ## Python venv and web dependencies
+
+$(VENV_STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	test -x $(UV) || .venv/bin/pip install --quiet uv
+	$(UV) pip install --python $(PY) --quiet -e ".[test]"
+	rm -f .venv/.installed-* && touch $@
+
+$(WEB_STAMP): web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	rm -f web/node_modules/.installed-* && touch $@
+
+web-build: web/dist/index.html ## Build the React app into web/dist
+
+web/dist/index.html: $(WEB_STAMP) $(WEB_SOURCES)
+	cd web && npm run build
+
+migrate: $(VENV_STAMP) ## Apply database migrations (DATABASE_URL, default SQLite under var/)
+	.venv/bin/perilscope db upgrade
+
+data: migrate ## Load the reference data from PERILSCOPE_DATA_DIR (skips datasets already loaded)
+	@if .venv/bin/perilscope data --help >/dev/null 2>&1; then .venv/bin/perilscope data load --if-changed; fi
+
+browser: ## Debian's chromium for the browser tests
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
+test-python: $(VENV_STAMP) ## Python tests (SQLite and PostgreSQL; Redis)
+	$(PY) -m pytest -q -p no:logging
+
+test-web: $(WEB_STAMP) ## Vitest unit tests of the web app
+	cd web && npm test
+
+test-e2e: $(VENV_STAMP) web-build browser ## Playwright browser tests against a fresh server
+	@if [ -f web/e2e/run.sh ]; then bash web/e2e/run.sh; else echo "no browser tests yet"; fi
+
+clean: ## Remove the venv, node_modules, builds and the local database
+	rm -rf .venv web/node_modules web/dist var

@@ -1,0 +1,11 @@
+"""Imports every table module so that `Base.metadata` is complete (Alembic, schema checks)."""
+
+from adapters.db import account_tables  # noqa: F401
+from adapters.db.base import Base
+
+try:  # reference data tables arrive with the lookup feature
+    from adapters.db import reference_tables  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
+
+metadata = Base.metadata

@@ -1,0 +1,52 @@
+"""Short-lived HS256 access tokens (joserfc, authlib's JOSE library) with issuer, audience and expiry checked."""
+
+from __future__ import annotations
+
+import time
+
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import OctKey
+from joserfc.jwt import JWTClaimsRegistry
+
+from application.ports import AccessClaims
+from domain.accounts import Role, User
+
+ISSUER = "perilscope"
+AUDIENCE = "perilscope-api"
+
+
+class JwtAccessTokens:
+    def __init__(self, secret: str, lifetime_seconds: int = 900) -> None:
+        self._key = OctKey.import_key(secret.encode())
+        self._lifetime = lifetime_seconds
+        self._claims = JWTClaimsRegistry(
+            iss={"essential": True, "value": ISSUER},
+            aud={"essential": True, "value": AUDIENCE},
+            exp={"essential": True},
+            sub={"essential": True},
+        )
+
+    @property
+    def lifetime_seconds(self) -> int:
+        return self._lifetime
+
+    def issue(self, user: User) -> str:
+        now = int(time.time())
+        claims = {
+            "iss": ISSUER,
+            "aud": AUDIENCE,
+            "sub": user.id,
+            "role": user.role.value,
+            "iat": now,
+            "exp": now + self._lifetime,
+        }
+        return jwt.encode({"alg": "HS256"}, claims, self._key)
+
+    def verify(self, token: str) -> AccessClaims | None:
+        try:
+            decoded = jwt.decode(token, self._key, algorithms=["HS256"])
+            self._claims.validate(decoded.claims)
+            return AccessClaims(user_id=decoded.claims["sub"], role=Role(decoded.claims.get("role", "user")))
+        except (JoseError, ValueError, KeyError):
+            return None

@@ -1,0 +1,344 @@
+"""Account use cases of the built-in identity provider: sign-up, sessions, password reset, profile."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
+from application.ports import (
+    AccessClaims,
+    AccessTokenIssuer,
+    AttemptLimiter,
+    Clock,
+    OutgoingMail,
+    PasswordHasher,
+    PasswordResetRecord,
+    RefreshTokenRecord,
+    UnitOfWorkFactory,
+)
+from domain.accounts import Role, User, is_valid_email, normalize_email, unmet_password_rules
+from domain.quota import Quota, month_key
+
+INVALID_CREDENTIALS = "Invalid email or password"
+TOO_MANY_ATTEMPTS = "Too many sign-in attempts. Please wait 15 minutes and try again."
+RESET_LINK_INVALID = "This reset link is invalid or has expired."
+SESSION_EXPIRED = "Your session has expired. Please sign in again."
+
+
+def hash_token(token: str) -> str:
+    """Refresh and reset tokens are stored as SHA-256: they are random, so no salt or KDF is needed."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class AccountPolicy:
+    refresh_lifetime: timedelta = timedelta(days=30)
+    session_refresh_lifetime: timedelta = timedelta(hours=12)  # without 'Remember me'
+    reset_lifetime: timedelta = timedelta(minutes=30)
+    reset_url_base: str = "http://127.0.0.1:8000"
+    monthly_search_limit: int = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    user: User
+    access_token: str
+    expires_in: int
+    refresh_token: str
+    refresh_expires_in: int
+    persistent: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SearchStats:
+    current_month_searches: int
+    search_limit: int | None
+    remaining_searches: int | None
+    total_searches: int
+    last_search_date: str | None
+
+
+class AccountService:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        hasher: PasswordHasher,
+        tokens: AccessTokenIssuer,
+        limiter: AttemptLimiter,
+        clock: Clock,
+        policy: AccountPolicy,
+        dummy_hash: str,
+    ) -> None:
+        self._uow = uow
+        self._hasher = hasher
+        self._tokens = tokens
+        self._limiter = limiter
+        self._clock = clock
+        self._policy = policy
+        # A hash of a random password: verifying against it makes a login for an
+        # unknown e-mail cost the same as one with a wrong password.
+        self._dummy_hash = dummy_hash
+
+    # --- sign-up and sign-in -------------------------------------------------
+
+    async def sign_up(self, email: str, password: str, display_name: str | None = None) -> User:
+        email = normalize_email(email)
+        if not is_valid_email(email):
+            raise InvalidInput("Please enter a valid email address")
+        unmet = unmet_password_rules(password)
+        if unmet:
+            raise InvalidInput("Please ensure all password requirements are met: " + ", ".join(unmet))
+        password_hash = await self._hasher.hash(password)
+        user = User(
+            id=str(uuid.uuid4()),
+            email=email,
+            display_name=_clean_name(display_name),
+            photo_url=None,
+            role=Role.USER,
+            created_at=self._clock.now(),
+            password_hash=password_hash,
+        )
+        async with self._uow() as uow:
+            if await uow.users.by_email(email) is not None:
+                raise Conflict("An account with this email already exists")
+            await uow.users.add(user)
+            await uow.commit()
+        return user
+
+    async def log_in(self, email: str, password: str, remember_me: bool, client: str) -> Session:
+        email = normalize_email(email)
+        throttle_key = f"{email}|{client}"
+        if self._limiter.blocked(throttle_key):
+            raise TooManyRequests(TOO_MANY_ATTEMPTS)
+        async with self._uow() as uow:
+            user = await uow.users.by_email(email)
+        stored_hash = user.password_hash if user and user.password_hash else self._dummy_hash
+        password_ok = await self._hasher.verify(stored_hash, password)
+        if user is None or user.password_hash is None or not password_ok:
+            self._limiter.record_failure(throttle_key)
+            raise NotAuthenticated(INVALID_CREDENTIALS)
+        self._limiter.reset(throttle_key)
+        return await self._start_session(user, persistent=remember_me)
+
+    async def sign_in_external(
+        self, issuer: str, subject: str, email: str | None, name: str | None, picture: str | None
+    ) -> Session:
+        """Third-party sign-in: users are keyed by (issuer, subject), never by the e-mail claim alone."""
+        async with self._uow() as uow:
+            user = await uow.users.by_external_identity(issuer, subject)
+            if user is None:
+                user = User(
+                    id=str(uuid.uuid4()),
+                    # An unverified provider e-mail must not take over a local account, so
+                    # a clash gets a synthetic address rather than a link.
+                    email=await self._free_email(uow, email, issuer, subject),
+                    display_name=_clean_name(name),
+                    photo_url=picture,
+                    role=Role.USER,
+                    created_at=self._clock.now(),
+                )
+                await uow.users.add(user)
+                await uow.users.link_external_identity(user.id, issuer, subject)
+                await uow.commit()
+        return await self._start_session(user, persistent=True)
+
+    async def _free_email(self, uow, email: str | None, issuer: str, subject: str) -> str:  # noqa: ANN001
+        candidate = normalize_email(email) if email else ""
+        if candidate and is_valid_email(candidate) and await uow.users.by_email(candidate) is None:
+            return candidate
+        digest = hashlib.sha256(f"{issuer}|{subject}".encode()).hexdigest()[:16]
+        return f"{digest}@external.invalid"
+
+    async def refresh(self, refresh_token: str) -> Session:
+        now = self._clock.now()
+        async with self._uow() as uow:
+            record = await uow.refresh_tokens.by_hash(hash_token(refresh_token))
+            if record is None or record.expires_at <= now:
+                raise NotAuthenticated(SESSION_EXPIRED)
+            if record.revoked_at is not None or not await uow.refresh_tokens.revoke(record.id, now):
+                # A rotated token came back: someone holds a stolen copy. End the whole family.
+                await uow.refresh_tokens.revoke_family(record.family_id, now)
+                await uow.commit()
+                raise NotAuthenticated(SESSION_EXPIRED)
+            user = await uow.users.by_id(record.user_id)
+            if user is None:
+                raise NotAuthenticated(SESSION_EXPIRED)
+            session = self._new_session(user, record.persistent)
+            await uow.refresh_tokens.add(self._refresh_record(user, session, record.family_id))
+            await uow.commit()
+        return session
+
+    async def log_out(self, refresh_token: str) -> None:
+        now = self._clock.now()
+        async with self._uow() as uow:
+            record = await uow.refresh_tokens.by_hash(hash_token(refresh_token))
+            if record is not None:
+                await uow.refresh_tokens.revoke_family(record.family_id, now)
+                await uow.commit()
+
+    async def _start_session(self, user: User, persistent: bool) -> Session:
+        session = self._new_session(user, persistent)
+        async with self._uow() as uow:
+            await uow.refresh_tokens.add(self._refresh_record(user, session, str(uuid.uuid4())))
+            await uow.commit()
+        return session
+
+    def _new_session(self, user: User, persistent: bool) -> Session:
+        lifetime = self._policy.refresh_lifetime if persistent else self._policy.session_refresh_lifetime
+        return Session(
+            user=user,
+            access_token=self._tokens.issue(user),
+            expires_in=self._tokens.lifetime_seconds,
+            refresh_token=secrets.token_urlsafe(32),
+            refresh_expires_in=int(lifetime.total_seconds()),
+            persistent=persistent,
+        )
+
+    def _refresh_record(self, user: User, session: Session, family_id: str) -> RefreshTokenRecord:
+        return RefreshTokenRecord(
+            id=str(uuid.uuid4()),
+            user_id=user.id,
+            family_id=family_id,
+            token_hash=hash_token(session.refresh_token),
+            expires_at=self._clock.now() + timedelta(seconds=session.refresh_expires_in),
+            persistent=session.persistent,
+        )
+
+    # --- access tokens ---------------------------------------------------------
+
+    def authenticate(self, access_token: str) -> AccessClaims:
+        claims = self._tokens.verify(access_token)
+        if claims is None:
+            raise NotAuthenticated("Invalid or expired token")
+        return claims
+
+    # --- password reset and change ---------------------------------------------
+
+    async def request_password_reset(self, email: str) -> OutgoingMail | None:
+        """Returns the mail to send, or None; the caller answers the same either way."""
+        email = normalize_email(email)
+        token = secrets.token_urlsafe(32)
+        async with self._uow() as uow:
+            user = await uow.users.by_email(email)
+            if user is None or user.password_hash is None:
+                return None
+            await uow.password_resets.add(
+                PasswordResetRecord(
+                    id=str(uuid.uuid4()),
+                    user_id=user.id,
+                    token_hash=hash_token(token),
+                    expires_at=self._clock.now() + self._policy.reset_lifetime,
+                )
+            )
+            await uow.commit()
+        link = f"{self._policy.reset_url_base.rstrip('/')}/reset-password?token={token}"
+        minutes = int(self._policy.reset_lifetime.total_seconds() // 60)
+        return OutgoingMail(
+            to=user.email,
+            subject="Reset your PerilScope password",
+            body=(
+                "Someone asked to reset the password of your PerilScope account.\n\n"
+                f"Open this link within {minutes} minutes to choose a new password:\n{link}\n\n"
+                "If it was not you, ignore this message; your password stays the same.\n"
+            ),
+        )
+
+    async def reset_password(self, token: str, new_password: str) -> None:
+        unmet = unmet_password_rules(new_password)
+        if unmet:
+            raise InvalidInput("Please ensure all password requirements are met: " + ", ".join(unmet))
+        now = self._clock.now()
+        new_hash = await self._hasher.hash(new_password)
+        async with self._uow() as uow:
+            record = await uow.password_resets.by_hash(hash_token(token))
+            if record is None or record.used_at is not None or record.expires_at <= now:
+                raise InvalidInput(RESET_LINK_INVALID)
+            if not await uow.password_resets.mark_used(record.id, now):
+                raise InvalidInput(RESET_LINK_INVALID)
+            await uow.users.set_password_hash(record.user_id, new_hash)
+            await uow.refresh_tokens.revoke_all_for_user(record.user_id, now)
+            await uow.commit()
+
+    async def change_password(self, user_id: str, current_password: str, new_password: str) -> None:
+        unmet = unmet_password_rules(new_password)
+        if unmet:
+            raise InvalidInput("Please ensure all password requirements are met: " + ", ".join(unmet))
+        async with self._uow() as uow:
+            user = await uow.users.by_id(user_id)
+        if user is None:
+            raise NotAuthenticated(SESSION_EXPIRED)
+        if user.password_hash is None or not await self._hasher.verify(user.password_hash, current_password):
+            raise InvalidInput("Current password is incorrect")
+        new_hash = await self._hasher.hash(new_password)
+        async with self._uow() as uow:
+            await uow.users.set_password_hash(user_id, new_hash)
+            await uow.commit()
+
+    # --- profile and user info ---------------------------------------------------
+
+    async def me(self, user_id: str) -> User:
+        async with self._uow() as uow:
+            user = await uow.users.by_id(user_id)
+        if user is None:
+            raise NotAuthenticated(SESSION_EXPIRED)
+        return user
+
+    async def update_profile(self, user_id: str, display_name: str | None, photo_url: str | None) -> User:
+        """Only the display name and photo change here; role, e-mail and quota have no way in."""
+        if photo_url and not photo_url.startswith(("https://", "http://")):
+            raise InvalidInput("Photo URL must start with http:// or https://")
+        if photo_url and len(photo_url) > 2048:
+            raise InvalidInput("Photo URL is too long")
+        user = await self.me(user_id)
+        updated = replace(user, display_name=_clean_name(display_name), photo_url=photo_url or None)
+        async with self._uow() as uow:
+            await uow.users.update_profile(user_id, updated.display_name, updated.photo_url)
+            await uow.commit()
+        return updated
+
+    async def user_info(self, requester: AccessClaims, user_id: str) -> User:
+        if requester.user_id != user_id and requester.role is not Role.ADMIN:
+            raise Forbidden("You may only view your own account")
+        async with self._uow() as uow:
+            user = await uow.users.by_id(user_id)
+        if user is None:
+            raise NotFound("User not found")
+        return user
+
+    async def search_stats(self, user_id: str) -> SearchStats:
+        user = await self.me(user_id)
+        async with self._uow() as uow:
+            activity = await uow.search_activity.activity(user_id, month_key(self._clock.now()))
+        limit = None if user.role is Role.ADMIN else self._policy.monthly_search_limit
+        quota = Quota(used=activity.month_searches, limit=limit)
+        return SearchStats(
+            current_month_searches=activity.month_searches,
+            search_limit=limit,
+            remaining_searches=quota.remaining,
+            total_searches=activity.total_searches,
+            last_search_date=activity.last_search_at.isoformat() if activity.last_search_at else None,
+        )
+
+    # --- administration (CLI) ------------------------------------------------------
+
+    async def set_role(self, email: str, role: Role) -> User:
+        async with self._uow() as uow:
+            user = await uow.users.by_email(normalize_email(email))
+            if user is None:
+                raise NotFound(f"No user with email {email}")
+            await uow.users.set_role(user.id, role)
+            await uow.commit()
+        return replace(user, role=role)
+
+    async def create_admin(self, email: str, password: str) -> User:
+        user = await self.sign_up(email, password)
+        return await self.set_role(user.email, Role.ADMIN)
+
+
+def _clean_name(name: str | None) -> str | None:
+    name = (name or "").strip()
+    return name[:100] or None

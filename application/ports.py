@@ -1,0 +1,125 @@
+"""Ports the account use cases need. Adapters implement them; tests use in-memory ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol, Self
+
+from domain.accounts import Role, User
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshTokenRecord:
+    id: str
+    user_id: str
+    family_id: str
+    token_hash: str
+    expires_at: datetime
+    persistent: bool
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PasswordResetRecord:
+    id: str
+    user_id: str
+    token_hash: str
+    expires_at: datetime
+    used_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchActivity:
+    month_searches: int
+    total_searches: int
+    last_search_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class OutgoingMail:
+    to: str
+    subject: str
+    body: str
+
+
+class UserRepository(Protocol):
+    async def add(self, user: User) -> None: ...
+    async def by_id(self, user_id: str) -> User | None: ...
+    async def by_email(self, email: str) -> User | None: ...
+    async def update_profile(self, user_id: str, display_name: str | None, photo_url: str | None) -> None: ...
+    async def set_password_hash(self, user_id: str, password_hash: str) -> None: ...
+    async def set_role(self, user_id: str, role: Role) -> None: ...
+    async def by_external_identity(self, issuer: str, subject: str) -> User | None: ...
+    async def link_external_identity(self, user_id: str, issuer: str, subject: str) -> None: ...
+
+
+class RefreshTokenRepository(Protocol):
+    async def add(self, record: RefreshTokenRecord) -> None: ...
+    async def by_hash(self, token_hash: str) -> RefreshTokenRecord | None: ...
+    async def revoke(self, token_id: str, at: datetime) -> bool:
+        """Revoke one token; False when it was already revoked (a concurrent reuse)."""
+        ...
+    async def revoke_family(self, family_id: str, at: datetime) -> None: ...
+    async def revoke_all_for_user(self, user_id: str, at: datetime) -> None: ...
+
+
+class PasswordResetRepository(Protocol):
+    async def add(self, record: PasswordResetRecord) -> None: ...
+    async def by_hash(self, token_hash: str) -> PasswordResetRecord | None: ...
+    async def mark_used(self, reset_id: str, at: datetime) -> bool:
+        """Mark used; False when it was used already, so a token works once even under races."""
+        ...
+
+
+class SearchActivityReader(Protocol):
+    async def activity(self, user_id: str, month: str) -> SearchActivity: ...
+
+
+class UnitOfWork(Protocol):
+    users: UserRepository
+    refresh_tokens: RefreshTokenRepository
+    password_resets: PasswordResetRepository
+    search_activity: SearchActivityReader
+
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(self, *exc: object) -> None: ...
+    async def commit(self) -> None: ...
+
+
+class UnitOfWorkFactory(Protocol):
+    def __call__(self) -> UnitOfWork: ...
+
+
+class PasswordHasher(Protocol):
+    async def hash(self, password: str) -> str: ...
+    async def verify(self, password_hash: str, password: str) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AccessClaims:
+    user_id: str
+    role: Role
+
+
+class AccessTokenIssuer(Protocol):
+    @property
+    def lifetime_seconds(self) -> int: ...
+    def issue(self, user: User) -> str: ...
+    def verify(self, token: str) -> AccessClaims | None: ...
+
+
+class Mailer(Protocol):
+    async def send(self, mail: OutgoingMail) -> None: ...
+
+
+class AttemptLimiter(Protocol):
+    """Counts failures per key in a sliding window."""
+
+    def blocked(self, key: str) -> bool: ...
+    def record_failure(self, key: str) -> None: ...
+    def reset(self, key: str) -> None: ...
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...

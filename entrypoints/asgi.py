@@ -1,0 +1,9 @@
+"""ASGI entry point: `uvicorn entrypoints.asgi:app`."""
+
+from entrypoints.container import build_container
+from entrypoints.http.app import create_app
+from entrypoints.logging_setup import configure_logging
+
+container = build_container()
+configure_logging(container.settings().log_level)
+app = create_app(container)

@@ -1,0 +1,72 @@
+"""The one place where ports meet their adapters, chosen by settings."""
+
+from __future__ import annotations
+
+from dependency_injector import containers, providers
+
+from adapters.clock import SystemClock
+from adapters.db.account_repositories import SqlUnitOfWork
+from adapters.db.engine import create_engine, create_session_factory
+from adapters.mail.outbox import OutboxMailer
+from adapters.mail.smtp import SmtpConfig, SmtpMailer
+from adapters.security.access_tokens import JwtAccessTokens
+from adapters.security.attempt_limiter import SlidingWindowLimiter
+from adapters.security.passwords import Argon2PasswordHasher
+from application.accounts import AccountPolicy, AccountService
+from entrypoints.settings import Settings
+
+
+class Container(containers.DeclarativeContainer):
+    settings = providers.Dependency(instance_of=Settings)
+
+    clock = providers.Singleton(SystemClock)
+    engine = providers.Singleton(create_engine, url=settings.provided.database_url)
+    # Tests override this with a factory bound to one connection inside a rolled-back transaction.
+    session_factory = providers.Singleton(create_session_factory, bind=engine)
+    unit_of_work = providers.Factory(SqlUnitOfWork, session_factory=session_factory)
+
+    password_hasher = providers.Singleton(Argon2PasswordHasher)
+    access_tokens = providers.Singleton(
+        JwtAccessTokens,
+        secret=settings.provided.secret_key,
+        lifetime_seconds=providers.Callable(lambda s: s.access_token_minutes * 60, settings),
+    )
+    login_limiter = providers.Singleton(SlidingWindowLimiter, max_failures=5, window_seconds=900)
+
+    mailer = providers.Selector(
+        providers.Callable(lambda s: s.mailer, settings),
+        outbox=providers.Singleton(OutboxMailer, session_factory=session_factory, clock=clock),
+        smtp=providers.Singleton(
+            SmtpMailer,
+            config=providers.Factory(
+                SmtpConfig,
+                host=settings.provided.smtp_host,
+                port=settings.provided.smtp_port,
+                username=settings.provided.smtp_username,
+                password=settings.provided.smtp_password,
+                starttls=settings.provided.smtp_starttls,
+                sender=settings.provided.mail_from,
+            ),
+        ),
+    )
+
+    account_policy = providers.Singleton(
+        AccountPolicy,
+        reset_url_base=settings.provided.base_url,
+        monthly_search_limit=settings.provided.monthly_search_limit,
+    )
+    accounts = providers.Singleton(
+        AccountService,
+        uow=unit_of_work.provider,
+        hasher=password_hasher,
+        tokens=access_tokens,
+        limiter=login_limiter,
+        clock=clock,
+        policy=account_policy,
+        dummy_hash=providers.Singleton(lambda hasher: hasher.hash_of_random_password(), password_hasher),
+    )
+
+
+def build_container(settings: Settings | None = None) -> Container:
+    container = Container(settings=settings or Settings.from_env())
+    return container

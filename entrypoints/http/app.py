@@ -1,0 +1,56 @@
+"""The Litestar application, built from a container."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import swagger_ui_bundle
+from litestar import Litestar
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.static_files import create_static_files_router
+
+from entrypoints.container import Container
+from entrypoints.http.dependencies import DEPENDENCIES
+from entrypoints.http.errors import EXCEPTION_HANDLERS
+from entrypoints.http.request_id import request_id_middleware
+from entrypoints.http.routes import ROUTE_HANDLERS
+from entrypoints.http.spa import spa_routes
+
+SWAGGER_ASSETS = Path(swagger_ui_bundle.swagger_ui_path)
+MAX_REQUEST_BODY_BYTES = 1 * 1024 * 1024  # uploads raise this on their own route
+
+
+def openapi_config() -> OpenAPIConfig:
+    # Swagger UI's files come from the swagger-ui-bundle package, so /schema works offline.
+    swagger = SwaggerRenderPlugin(
+        path="/",
+        js_url="/schema-assets/swagger-ui-bundle.js",
+        css_url="/schema-assets/swagger-ui.css",
+        standalone_preset_js_url="/schema-assets/swagger-ui-standalone-preset.js",
+        favicon='<link rel="icon" type="image/png" href="/schema-assets/favicon-32x32.png">',
+    )
+    return OpenAPIConfig(title="PerilScope API", version="1.0.0", path="/schema", render_plugins=[swagger])
+
+
+def create_app(container: Container) -> Litestar:
+    settings = container.settings()
+    swagger_assets = create_static_files_router(
+        path="/schema-assets", directories=[SWAGGER_ASSETS], name="swagger-assets"
+    )
+
+    async def dispose_engine() -> None:
+        await container.engine().dispose()
+
+    app = Litestar(
+        route_handlers=[*ROUTE_HANDLERS, swagger_assets, *spa_routes(settings.web_dist)],
+        dependencies=DEPENDENCIES,
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=[request_id_middleware],
+        openapi_config=openapi_config(),
+        request_max_body_size=MAX_REQUEST_BODY_BYTES,
+        on_shutdown=[dispose_engine],
+        debug=False,
+    )
+    app.state.container = container
+    return app

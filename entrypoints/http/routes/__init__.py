@@ -1,0 +1,5 @@
+"""Every HTTP route of the app; a feature adds its module's ROUTES here."""
+
+from entrypoints.http.routes import auth, health
+
+ROUTE_HANDLERS = [*health.ROUTES, *auth.ROUTES]

@@ -1,0 +1,26 @@
+"""Liveness and readiness probes."""
+
+from __future__ import annotations
+
+from litestar import Request, Response, get
+from sqlalchemy import text
+
+from entrypoints.http.dependencies import container_of
+
+
+@get("/health", tags=["system"], summary="Liveness: the process answers")
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@get("/ready", tags=["system"], summary="Readiness: the database answers")
+async def ready(request: Request) -> Response[dict[str, str]]:
+    try:
+        async with container_of(request).engine().connect() as connection:
+            await connection.execute(text("SELECT 1"))
+    except Exception:  # noqa: BLE001 - any failure means not ready
+        return Response({"status": "unavailable", "database": "unreachable"}, status_code=503)
+    return Response({"status": "ok", "database": "ok"})
+
+
+ROUTES = [health, ready]

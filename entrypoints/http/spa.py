@@ -1,0 +1,47 @@
+"""Serves the built React app: files from web/dist, and index.html for client-side routes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litestar import Request, Response, get
+from litestar.exceptions import NotFoundException
+from litestar.params import FromPath
+from litestar.response import File
+from litestar.static_files import create_static_files_router
+
+from entrypoints.http.dependencies import container_of
+
+# Paths the API owns: an unknown one under these must stay a JSON 404, never the app's HTML.
+API_PREFIXES = ("api", "schema", "health", "ready", "forgot-password")
+
+
+@get("/{path:path}", include_in_schema=False, sync_to_thread=False)
+def spa_fallback(request: Request, path: FromPath[str]) -> Response | File:
+    first_segment = path.lstrip("/").split("/", 1)[0]
+    if first_segment in API_PREFIXES:
+        raise NotFoundException(f"No API route at {request.url.path}")
+    dist: Path = container_of(request).settings().web_dist
+    candidate = (dist / path.lstrip("/")).resolve()
+    # Top-level files of the build (favicon, robots.txt); everything else is a client route.
+    if candidate.parent == dist.resolve() and candidate.is_file():
+        return File(candidate)
+    index = dist / "index.html"
+    if not index.is_file():
+        return Response(
+            "<h1>PerilScope</h1><p>The web app is not built yet: run <code>make run</code>.</p>",
+            media_type="text/html",
+            status_code=503,
+        )
+    return File(index, content_disposition_type="inline", headers={"Cache-Control": "no-cache"})
+
+
+def spa_routes(dist: Path) -> list:
+    assets = create_static_files_router(
+        path="/assets",
+        directories=[dist / "assets"],
+        name="web-assets",
+        # Vite puts a content hash in every asset name, so they never change.
+        cache_control=None,
+    )
+    return [assets, spa_fallback]

@@ -1,0 +1,109 @@
+"""Settings from the environment (see .env.example). Nothing else reads os.environ."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SECRET = "dev-only-secret-change-me-in-production-please"
+OIDC_PROVIDERS = ("google", "github", "facebook", "x")
+
+
+class SettingsError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class OidcClient:
+    provider: str
+    client_id: str
+    client_secret: str
+    # Only for a hosted or test IdP; the four named providers have built-in endpoints.
+    issuer_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    environment: str = "development"
+    secret_key: str = DEFAULT_SECRET
+    database_url: str = f"sqlite+aiosqlite:///{PROJECT_ROOT / 'var' / 'perilscope.db'}"
+    data_dir: Path = PROJECT_ROOT.parent / "shared" / "data"
+    base_url: str = "http://127.0.0.1:8000"
+    web_dist: Path = PROJECT_ROOT / "web" / "dist"
+    access_token_minutes: int = 15
+    monthly_search_limit: int = 10
+    mailer: str = "outbox"
+    smtp_host: str = "localhost"
+    smtp_port: int = 587
+    smtp_username: str | None = None
+    smtp_password: str | None = None
+    smtp_starttls: bool = True
+    mail_from: str = "PerilScope <no-reply@perilscope.local>"
+    oidc_clients: tuple[OidcClient, ...] = field(default_factory=tuple)
+    log_level: str = "INFO"
+
+    @property
+    def is_development(self) -> bool:
+        return self.environment in {"development", "test"}
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.base_url.startswith("https://")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        defaults = cls()
+
+        def get(name: str, default: str | None = None) -> str | None:
+            value = env.get(name)
+            return value if value not in (None, "") else default
+
+        settings = cls(
+            environment=get("PERILSCOPE_ENV", defaults.environment),
+            secret_key=get("PERILSCOPE_SECRET_KEY", defaults.secret_key),
+            database_url=get("DATABASE_URL", defaults.database_url),
+            data_dir=Path(get("PERILSCOPE_DATA_DIR", str(defaults.data_dir))).resolve(),
+            base_url=get("PERILSCOPE_BASE_URL", defaults.base_url),
+            web_dist=Path(get("PERILSCOPE_WEB_DIST", str(defaults.web_dist))),
+            access_token_minutes=int(get("PERILSCOPE_ACCESS_TOKEN_MINUTES", "15")),
+            monthly_search_limit=int(get("PERILSCOPE_MONTHLY_SEARCH_LIMIT", "10")),
+            mailer=get("PERILSCOPE_MAILER", defaults.mailer),
+            smtp_host=get("SMTP_HOST", defaults.smtp_host),
+            smtp_port=int(get("SMTP_PORT", str(defaults.smtp_port))),
+            smtp_username=get("SMTP_USERNAME"),
+            smtp_password=get("SMTP_PASSWORD"),
+            smtp_starttls=get("SMTP_STARTTLS", "true").lower() in {"1", "true", "yes"},
+            mail_from=get("PERILSCOPE_MAIL_FROM", defaults.mail_from),
+            oidc_clients=_oidc_clients(get),
+            log_level=get("PERILSCOPE_LOG_LEVEL", defaults.log_level),
+        )
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        if not self.is_development and self.secret_key == DEFAULT_SECRET:
+            raise SettingsError(
+                "PERILSCOPE_SECRET_KEY still has the development default; set a long random secret "
+                "(for example `python -c 'import secrets; print(secrets.token_urlsafe(48))'`)."
+            )
+        if len(self.secret_key) < 32:
+            raise SettingsError("PERILSCOPE_SECRET_KEY must be at least 32 characters long.")
+        if self.access_token_minutes > 50:
+            raise SettingsError("Access tokens may live at most 50 minutes.")
+
+
+def _oidc_clients(get) -> tuple[OidcClient, ...]:  # noqa: ANN001
+    clients = []
+    for provider in OIDC_PROVIDERS:
+        client_id = get(f"{provider.upper()}_CLIENT_ID")
+        client_secret = get(f"{provider.upper()}_CLIENT_SECRET")
+        if client_id and client_secret:
+            clients.append(OidcClient(provider, client_id, client_secret))
+    issuer = get("OIDC_ISSUER_URL")
+    if issuer and get("OIDC_CLIENT_ID") and get("OIDC_CLIENT_SECRET"):
+        clients.append(OidcClient("oidc", get("OIDC_CLIENT_ID"), get("OIDC_CLIENT_SECRET"), issuer_url=issuer))
+    return tuple(clients)

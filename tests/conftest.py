@@ -1,0 +1,126 @@
+"""Shared fixtures: a throwaway database per run on SQLite and on the real PostgreSQL,
+built by Alembic, and per-test isolation by a transaction that is rolled back."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import httpx
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from adapters.db.engine import create_engine, create_session_factory
+from entrypoints.container import Container, build_container
+from entrypoints.http.app import create_app
+from entrypoints.migrate import upgrade_to_head
+from entrypoints.settings import Settings
+
+POSTGRES_ADMIN_URL = os.environ.get("PERILSCOPE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+IN_CI = os.environ.get("CI", "").lower() == "true"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def _unavailable(reason: str) -> None:
+    """Outside CI a missing service skips its tests; under CI=true it fails them."""
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: required, not skipped)")
+    pytest.skip(reason)
+
+
+async def _postgres(sql: str) -> None:
+    import asyncpg
+
+    connection = await asyncpg.connect(POSTGRES_ADMIN_URL, timeout=5)
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def migrated_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a database built by `alembic upgrade head`, new for this test run."""
+    if request.param == "sqlite":
+        path: Path = tmp_path_factory.mktemp("db") / "perilscope.db"
+        url = f"sqlite+aiosqlite:///{path}"
+        upgrade_to_head(url)
+        yield url
+        return
+    name = f"perilscope_test_{uuid.uuid4().hex[:12]}"
+    try:
+        asyncio.run(_postgres(f'CREATE DATABASE "{name}"'))
+    except (OSError, Exception) as error:  # noqa: BLE001 - connection refused, auth, timeout
+        _unavailable(f"PostgreSQL at {POSTGRES_ADMIN_URL} is unavailable: {error}")
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    try:
+        upgrade_to_head(url)
+        yield url
+    finally:
+        asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def test_settings(database_url: str, **overrides: object) -> Settings:
+    values = {"environment": "test", "database_url": database_url, "base_url": "http://testserver.local"}
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+async def engine(migrated_database_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(migrated_database_url)
+    yield engine
+    await engine.dispose()
+
+
+@pytest.fixture
+async def connection(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """One connection in an outer transaction; whatever a test commits is undone after it."""
+    async with engine.connect() as connection:
+        transaction = await connection.begin()
+        try:
+            yield connection
+        finally:
+            await transaction.rollback()
+
+
+@pytest.fixture
+def container(migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection) -> Container:
+    container = build_container(test_settings(migrated_database_url))
+    container.engine.override(engine)
+    container.session_factory.override(create_session_factory(connection))
+    # A cheap argon2 cost keeps the suite fast; the production parameters are tested on their own.
+    from adapters.security.passwords import Argon2PasswordHasher
+
+    container.password_hasher.override(Argon2PasswordHasher(time_cost=1, memory_cost_kib=1024))
+    return container
+
+
+@pytest.fixture
+async def client(container: Container) -> AsyncIterator[httpx.AsyncClient]:
+    # httpx's ASGI transport runs the app on the test's own event loop, which the
+    # shared asyncpg connection needs (Litestar's test client uses another thread).
+    app = create_app(container)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver.local") as client:
+        yield client
+
+
+STRONG_PASSWORD = "Str0ng!pass"
+
+
+async def sign_up_and_log_in(client: httpx.AsyncClient, email: str, password: str = STRONG_PASSWORD) -> dict:
+    """Returns {'uid', 'token', 'headers'} for a new user."""
+    response = await client.post("/api/auth/signup", json={"email": email, "password": password})
+    assert response.status_code == 201, response.text
+    response = await client.post("/api/auth/login", json={"email": email, "password": password})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    return {
+        "uid": body["user"]["uid"],
+        "token": body["access_token"],
+        "headers": {"Authorization": f"Bearer {body['access_token']}"},
+    }
