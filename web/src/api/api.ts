@@ -1,0 +1,174 @@
+import {
+  createApi,
+  fetchBaseQuery,
+  type BaseQueryFn,
+  type FetchArgs,
+  type FetchBaseQueryError,
+} from '@reduxjs/toolkit/query/react';
+import { sessionCleared, sessionReceived, userUpdated } from '../features/auth/authSlice';
+import { getAccessToken, redirectToLogin, refreshSession } from '../features/auth/session';
+import { apiUrl } from './url';
+import type {
+  ChangePasswordRequest,
+  LoginRequest,
+  ProvidersResponse,
+  ResetPasswordRequest,
+  SearchStats,
+  SearchStatsResponse,
+  SessionResponse,
+  SignupRequest,
+  StatusResponse,
+  UpdateMeRequest,
+  User,
+  UserInfo,
+  UserInfoResponse,
+  UserResponse,
+  VerifyTokenResponse,
+} from './types';
+
+/** Extra per-request option: the bearer token to send (set by baseQueryWithReauth). */
+interface AuthExtra {
+  token: string | null;
+}
+
+const rawBaseQuery = fetchBaseQuery({
+  baseUrl: apiUrl(''),
+  credentials: 'include',
+  prepareHeaders: (headers, { extra }) => {
+    const token = (extra as AuthExtra | undefined)?.token;
+    if (token) headers.set('Authorization', `Bearer ${token}`);
+    if (!headers.has('Accept')) headers.set('Accept', 'application/json');
+    return headers;
+  },
+});
+
+/**
+ * Calls whose 401 means "wrong credentials" or "not signed in yet", never an
+ * expired token: they are not retried and never sign the user out.
+ */
+const NO_REAUTH_ENDPOINTS = new Set([
+  'login',
+  'signup',
+  'logout',
+  'forgotPassword',
+  'resetPassword',
+  'getProviders',
+]);
+
+/**
+ * fetchBaseQuery plus the session rules (SPEC §4, §7):
+ * - the cached access token is refreshed before the request when it is older
+ *   than min(50 minutes, expires_in);
+ * - on a 401 the token is force-refreshed once (concurrent 401s share one
+ *   refresh) and the request retried once;
+ * - when the refresh fails the session is cleared and the browser goes to /login.
+ */
+export const baseQueryWithReauth: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (
+  args,
+  api,
+  extraOptions,
+) => {
+  const skipReauth = NO_REAUTH_ENDPOINTS.has(api.endpoint);
+  const token = skipReauth
+    ? ((api.getState() as { auth: { accessToken: string | null } }).auth.accessToken ?? null)
+    : await getAccessToken(api.getState, api.dispatch);
+
+  let result = await rawBaseQuery(args, { ...api, extra: { token } satisfies AuthExtra }, extraOptions);
+
+  if (skipReauth || !result.error || result.error.status !== 401) return result;
+
+  // Another request may have refreshed the token while this one was in flight.
+  const current = (api.getState() as { auth: { accessToken: string | null } }).auth.accessToken;
+  const retryToken = current && current !== token ? current : await refreshSession(api.dispatch);
+
+  if (!retryToken) {
+    api.dispatch(sessionCleared());
+    redirectToLogin();
+    return result;
+  }
+  result = await rawBaseQuery(args, { ...api, extra: { token: retryToken } satisfies AuthExtra }, extraOptions);
+  return result;
+};
+
+export const api = createApi({
+  reducerPath: 'api',
+  baseQuery: baseQueryWithReauth,
+  tagTypes: ['Me', 'SearchStats', 'Providers'],
+  endpoints: (build) => ({
+    login: build.mutation<SessionResponse, LoginRequest>({
+      query: (body) => ({ url: '/api/auth/login', method: 'POST', body }),
+      async onQueryStarted(_arg, { dispatch, queryFulfilled }) {
+        try {
+          const { data } = await queryFulfilled;
+          dispatch(sessionReceived({ session: data, receivedAt: Date.now() }));
+        } catch {
+          /* the screen shows the error */
+        }
+      },
+    }),
+    signup: build.mutation<UserResponse, SignupRequest>({
+      query: (body) => ({ url: '/api/auth/signup', method: 'POST', body }),
+    }),
+    logout: build.mutation<StatusResponse, void>({
+      query: () => ({ url: '/api/auth/logout', method: 'POST' }),
+    }),
+    forgotPassword: build.mutation<StatusResponse, { email: string }>({
+      query: (body) => ({ url: '/forgot-password', method: 'POST', body }),
+    }),
+    resetPassword: build.mutation<StatusResponse, ResetPasswordRequest>({
+      query: (body) => ({ url: '/api/auth/reset-password', method: 'POST', body }),
+    }),
+    changePassword: build.mutation<StatusResponse, ChangePasswordRequest>({
+      query: (body) => ({ url: '/api/auth/change-password', method: 'POST', body }),
+    }),
+    getMe: build.query<User, void>({
+      query: () => '/api/auth/me',
+      transformResponse: (response: UserResponse) => response.user,
+      providesTags: ['Me'],
+    }),
+    updateMe: build.mutation<User, UpdateMeRequest>({
+      query: (body) => ({ url: '/api/auth/me', method: 'PATCH', body }),
+      transformResponse: (response: UserResponse) => response.user,
+      async onQueryStarted(_arg, { dispatch, queryFulfilled }) {
+        try {
+          const { data } = await queryFulfilled;
+          dispatch(userUpdated(data));
+        } catch {
+          /* the screen shows the error */
+        }
+      },
+      invalidatesTags: ['Me'],
+    }),
+    getUserInfo: build.query<UserInfo, string>({
+      query: (uid) => `/api/auth/get-user-info/${encodeURIComponent(uid)}`,
+      transformResponse: (response: UserInfoResponse) => response.user,
+    }),
+    getSearchStats: build.query<SearchStats, void>({
+      query: () => '/api/auth/get-search-stats',
+      transformResponse: (response: SearchStatsResponse) => response.stats,
+      providesTags: ['SearchStats'],
+    }),
+    verifyToken: build.mutation<VerifyTokenResponse, { token: string }>({
+      query: (body) => ({ url: '/api/auth/verify-token', method: 'POST', body }),
+    }),
+    getProviders: build.query<ProvidersResponse, void>({
+      query: () => '/api/auth/providers',
+      providesTags: ['Providers'],
+    }),
+  }),
+});
+
+export const {
+  useLoginMutation,
+  useSignupMutation,
+  useLogoutMutation,
+  useForgotPasswordMutation,
+  useResetPasswordMutation,
+  useChangePasswordMutation,
+  useGetMeQuery,
+  useUpdateMeMutation,
+  useGetUserInfoQuery,
+  useGetSearchStatsQuery,
+  useVerifyTokenMutation,
+  useGetProvidersQuery,
+} = api;

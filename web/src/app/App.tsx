@@ -1,0 +1,46 @@
+import { useEffect, useRef } from 'react';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { Spinner } from '../components/Spinner';
+import { selectInitialized } from '../features/auth/authSlice';
+import { initSession, setSessionNavigator } from '../features/auth/session';
+import { useAppDispatch, useAppSelector } from './hooks';
+import { AppRoutes } from './router';
+
+/**
+ * The app: on start it asks the server for a session (refresh cookie) and
+ * shows a small loading state until that first check is done.
+ */
+export function App() {
+  const dispatch = useAppDispatch();
+  const initialized = useAppSelector(selectInitialized);
+  const navigate = useNavigate();
+  const location = useLocation();
+  const locationRef = useRef(location);
+  locationRef.current = location;
+
+  useEffect(() => {
+    if (!initialized) void initSession(dispatch);
+    // Only on start: later refreshes happen per request.
+  }, []);
+
+  useEffect(() => {
+    setSessionNavigator((to, options) => {
+      const { pathname, search, hash } = locationRef.current;
+      navigate(to, {
+        replace: options?.replace,
+        state: options?.state ?? { from: { pathname, search, hash } },
+      });
+    });
+    return () => setSessionNavigator(null);
+  }, [navigate]);
+
+  if (!initialized) {
+    return (
+      <div className="app-loading">
+        <span className="brand-mark brand-mark-lg" aria-hidden="true" />
+        <Spinner label="Loading PerilScope..." />
+      </div>
+    );
+  }
+  return <AppRoutes />;
+}

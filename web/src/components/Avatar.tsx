@@ -1,0 +1,56 @@
+import { useState } from 'react';
+
+const PALETTE = ['#0b2545', '#13315c', '#13a89e', '#0f766e', '#1d4e89', '#5b5f97', '#2a6f97'];
+
+export function initialsOf(name: string | null | undefined, email?: string | null): string {
+  const source = (name ?? '').trim() || (email ?? '').split('@')[0] || '';
+  const parts = source.split(/[\s._-]+/).filter(Boolean);
+  if (parts.length === 0) return '?';
+  const first = parts[0]?.[0] ?? '';
+  const second = parts.length > 1 ? (parts[parts.length - 1]?.[0] ?? '') : (parts[0]?.[1] ?? '');
+  return (first + second).toUpperCase();
+}
+
+function colourFor(seed: string): string {
+  let hash = 0;
+  for (let i = 0; i < seed.length; i += 1) hash = (hash * 31 + seed.charCodeAt(i)) | 0;
+  return PALETTE[Math.abs(hash) % PALETTE.length] ?? PALETTE[0]!;
+}
+
+interface AvatarProps {
+  name: string | null | undefined;
+  email?: string | null;
+  photoURL?: string | null;
+  size?: number;
+  className?: string;
+}
+
+/** The user's photo, or a generated avatar with their initials when there is none (or it fails to load). */
+export function Avatar({ name, email, photoURL, size = 40, className }: AvatarProps) {
+  const [failedUrl, setFailedUrl] = useState<string | null>(null);
+  const label = name?.trim() || email || 'User';
+  const style = { width: size, height: size, fontSize: Math.round(size * 0.4) };
+  if (photoURL && failedUrl !== photoURL) {
+    return (
+      <img
+        className={['avatar', className].filter(Boolean).join(' ')}
+        src={photoURL}
+        alt={`${label} avatar`}
+        width={size}
+        height={size}
+        style={style}
+        onError={() => setFailedUrl(photoURL)}
+      />
+    );
+  }
+  return (
+    <span
+      className={['avatar', 'avatar-initials', className].filter(Boolean).join(' ')}
+      role="img"
+      aria-label={`${label} avatar`}
+      style={{ ...style, background: colourFor(label) }}
+    >
+      {initialsOf(name, email)}
+    </span>
+  );
+}

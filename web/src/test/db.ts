@@ -1,0 +1,63 @@
+import type { SearchStats, User } from '../api/types';
+
+/** In-memory state behind the MSW handlers; reset after every test. */
+export interface TestDb {
+  users: Map<string, { user: User; password: string }>;
+  /** Whether the browser holds a valid refresh cookie. */
+  refreshCookie: string | null;
+  stats: SearchStats;
+  /** Counts of calls per path, for assertions. */
+  calls: Record<string, number>;
+  lastBodies: Record<string, unknown>;
+  tokenCounter: number;
+}
+
+export const ANN: User = {
+  uid: '11111111-1111-4111-8111-111111111111',
+  email: 'ann@example.com',
+  displayName: 'Ann Lee',
+  photoURL: null,
+  role: 'user',
+  created_at: '2026-01-05T09:00:00Z',
+};
+
+export const ADMIN: User = {
+  uid: '22222222-2222-4222-8222-222222222222',
+  email: 'admin@example.com',
+  displayName: 'Ada Admin',
+  photoURL: null,
+  role: 'admin',
+  created_at: '2026-01-01T09:00:00Z',
+};
+
+export const GOOD_PASSWORD = 'Str0ng!Pass';
+
+function fresh(): TestDb {
+  return {
+    users: new Map([
+      [ANN.email, { user: { ...ANN }, password: GOOD_PASSWORD }],
+      [ADMIN.email, { user: { ...ADMIN }, password: GOOD_PASSWORD }],
+    ]),
+    refreshCookie: null,
+    stats: {
+      current_month_searches: 3,
+      search_limit: 10,
+      remaining_searches: 7,
+      total_searches: 12,
+      last_search_date: '2026-11-20T10:00:00Z',
+    },
+    calls: {},
+    lastBodies: {},
+    tokenCounter: 0,
+  };
+}
+
+export let db: TestDb = fresh();
+
+export function resetDb(): void {
+  db = fresh();
+}
+
+export function callCount(path: string): number {
+  return db.calls[path] ?? 0;
+}
