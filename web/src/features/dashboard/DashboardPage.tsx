@@ -20,8 +20,8 @@ export default function DashboardPage() {
   // from the address bar once shown so a reload does not repeat the banner.
   useEffect(() => {
     if (!justSignedIn) return undefined;
-    const timer = window.setTimeout(() => navigate(location.pathname, { replace: true }), 4000);
-    return () => window.clearTimeout(timer);
+    const timer = setTimeout(() => navigate(location.pathname, { replace: true }), 4000);
+    return () => clearTimeout(timer);
   }, [justSignedIn, navigate, location.pathname]);
 
   const name = user?.displayName || user?.email || '';

@@ -40,8 +40,8 @@ export default function ProfilePage() {
 
   useEffect(() => {
     if (!saved) return undefined;
-    const timer = window.setTimeout(() => setSaved(false), BANNER_MS);
-    return () => window.clearTimeout(timer);
+    const timer = setTimeout(() => setSaved(false), BANNER_MS);
+    return () => clearTimeout(timer);
   }, [saved]);
 
   if (!user) return null;
