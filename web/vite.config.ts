@@ -2,7 +2,8 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
-const API = 'http://127.0.0.1:8000';
+// The Python API; override with PERILSCOPE_API_URL (e.g. another port) when needed.
+const API = process.env.PERILSCOPE_API_URL ?? 'http://127.0.0.1:8000';
 
 export default defineConfig({
   plugins: [react()],

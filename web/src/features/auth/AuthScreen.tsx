@@ -197,7 +197,7 @@ export default function AuthScreen({ mode }: AuthScreenProps) {
             <>
               Already have an account?{' '}
               <Link to="/login" state={otherModeState} className="text-link">
-                Sign in
+                Go to sign in
               </Link>
             </>
           ) : (

@@ -101,7 +101,10 @@ export function TopBar() {
                 aria-label="Account menu"
                 aria-expanded={account.open}
                 aria-controls={accountMenuId}
-                onClick={account.toggle}
+                onClick={() => {
+                  setMobileOpen(false);
+                  account.toggle();
+                }}
               >
                 <Avatar name={user.displayName} email={user.email} photoURL={user.photoURL} size={36} />
               </button>
@@ -151,7 +154,11 @@ export function TopBar() {
             aria-label={mobileOpen ? 'Close menu' : 'Open menu'}
             aria-expanded={mobileOpen}
             aria-controls={mobileMenuId}
-            onClick={() => setMobileOpen((v) => !v)}
+            onClick={() => {
+              account.close();
+              docs.close();
+              setMobileOpen((v) => !v);
+            }}
           >
             <span aria-hidden="true" />
             <span aria-hidden="true" />
