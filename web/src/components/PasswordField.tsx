@@ -30,7 +30,6 @@ export function PasswordField({ label, error, hint, className, ...inputProps }: 
           type="button"
           className="password-toggle"
           aria-label={visible ? 'Hide password' : 'Show password'}
-          aria-pressed={visible}
           onClick={() => setVisible((v) => !v)}
         >
           {visible ? <EyeOffIcon /> : <EyeIcon />}

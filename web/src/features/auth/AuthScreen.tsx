@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import { Link, Navigate, useLocation, useNavigate } from 'react-router-dom';
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useGetProvidersQuery, useLoginMutation, useSignupMutation } from '../../api/api';
 import { errorMessage } from '../../api/errors';
+import { fullPageNavigate } from '../../app/browser';
 import { useAppSelector } from '../../app/hooks';
 import { Banner } from '../../components/Banner';
 import { PasswordField } from '../../components/PasswordField';
@@ -30,6 +31,9 @@ export default function AuthScreen({ mode }: AuthScreenProps) {
   const navigate = useNavigate();
   const location = useLocation();
   const user = useAppSelector(selectUser);
+  // A failed third-party sign-in comes back as /login?error=<message>.
+  const [searchParams] = useSearchParams();
+  const redirectError = searchParams.get('error');
   const [login, loginState] = useLoginMutation();
   const [signup, signupState] = useSignupMutation();
 
@@ -103,7 +107,11 @@ export default function AuthScreen({ mode }: AuthScreenProps) {
         </p>
 
         {signedUp && <Banner kind="success">{SIGNUP_SUCCESS_MESSAGE}</Banner>}
-        {formError && <Banner kind="error">{formError}</Banner>}
+        {formError ? (
+          <Banner kind="error">{formError}</Banner>
+        ) : (
+          redirectError && <Banner kind="error">{redirectError}</Banner>
+        )}
 
         <form className="form" onSubmit={handleSubmit} noValidate aria-busy={busy}>
           <TextField
@@ -235,7 +243,7 @@ function ThirdPartySignIn({ disabled }: { disabled: boolean }) {
               className="btn btn-outline btn-block"
               disabled={disabled}
               onClick={() => {
-                window.location.assign(`/api/auth/oidc/${encodeURIComponent(provider.id)}/login`);
+                fullPageNavigate(`/api/auth/oidc/${encodeURIComponent(provider.id)}/login`);
               }}
             >
               Continue with {provider.name}

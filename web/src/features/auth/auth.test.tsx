@@ -187,6 +187,11 @@ describe('Login', () => {
     expect(screen.queryByText(NO_PROVIDERS_MESSAGE)).not.toBeInTheDocument();
   });
 
+  it('shows the error of a failed third-party sign-in sent back as ?error=', async () => {
+    renderApp({ route: '/login?error=' + encodeURIComponent('Sign-in with Google was cancelled.') });
+    expect(await screen.findByRole('alert')).toHaveTextContent('Sign-in with Google was cancelled.');
+  });
+
   it('says third-party sign-in is not configured when the provider list is empty', async () => {
     server.use(http.get('/api/auth/providers', () => HttpResponse.json({ providers: [] })));
     renderApp({ route: '/login' });

@@ -1,4 +1,5 @@
 import { apiUrl } from '../../api/url';
+import { fullPageNavigate } from '../../app/browser';
 import type { SessionResponse } from '../../api/types';
 import { sessionCleared, sessionReceived, type AuthState } from './authSlice';
 
@@ -94,7 +95,7 @@ export function redirectToLogin(from?: { pathname: string; search?: string; hash
   if (navigator) {
     navigator('/login', { replace: true, state: from ? { from } : undefined });
   } else if (typeof window !== 'undefined') {
-    window.location.assign('/login');
+    fullPageNavigate('/login');
   }
 }
 
