@@ -7,12 +7,16 @@ from dependency_injector import containers, providers
 from adapters.clock import SystemClock
 from adapters.db.account_repositories import SqlUnitOfWork
 from adapters.db.engine import create_engine, create_session_factory
+from adapters.identity.oidc_client import OidcIdentityProvider
+from adapters.identity.oidc_providers import ClientCredentials
+from adapters.identity.pending_state import SignedPendingSignIn
 from adapters.mail.outbox import OutboxMailer
 from adapters.mail.smtp import SmtpConfig, SmtpMailer
 from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.passwords import Argon2PasswordHasher
 from application.accounts import AccountPolicy, AccountService
+from application.external_sign_in import ExternalSignIn
 from entrypoints.settings import Settings
 
 
@@ -64,6 +68,20 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         policy=account_policy,
         dummy_hash=providers.Singleton(lambda hasher: hasher.hash_of_random_password(), password_hasher),
+    )
+
+    external_identity = providers.Singleton(
+        OidcIdentityProvider,
+        clients=providers.Callable(
+            lambda s: [
+                ClientCredentials(c.provider, c.client_id, c.client_secret, c.issuer_url) for c in s.oidc_clients
+            ],
+            settings,
+        ),
+    )
+    pending_sign_in_sealer = providers.Singleton(SignedPendingSignIn, secret=settings.provided.secret_key)
+    external_sign_in = providers.Singleton(
+        ExternalSignIn, identity=external_identity, sealer=pending_sign_in_sealer, accounts=accounts
     )
 
 

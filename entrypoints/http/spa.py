@@ -13,7 +13,7 @@ from litestar.static_files import create_static_files_router
 from entrypoints.http.dependencies import container_of
 
 # Paths the API owns: an unknown one under these must stay a JSON 404, never the app's HTML.
-API_PREFIXES = ("api", "schema", "health", "ready", "forgot-password")
+API_PREFIXES = ("api", "schema", "health", "ready")
 
 
 @get("/{path:path}", include_in_schema=False, sync_to_thread=False)
@@ -26,6 +26,17 @@ def spa_fallback(request: Request, path: FromPath[str]) -> Response | File:
     # Top-level files of the build (favicon, robots.txt); everything else is a client route.
     if candidate.parent == dist.resolve() and candidate.is_file():
         return File(candidate)
+    return _index(dist)
+
+
+@get(["/", "/forgot-password"], include_in_schema=False, sync_to_thread=False)
+def index_page(request: Request) -> Response | File:
+    """The home page, and /forgot-password, which takes the reset request by POST (SPEC §7)
+    and shows the app's page by GET."""
+    return _index(container_of(request).settings().web_dist)
+
+
+def _index(dist: Path) -> Response | File:
     index = dist / "index.html"
     if not index.is_file():
         return Response(
@@ -33,7 +44,7 @@ def spa_fallback(request: Request, path: FromPath[str]) -> Response | File:
             media_type="text/html",
             status_code=503,
         )
-    return File(index, content_disposition_type="inline", headers={"Cache-Control": "no-cache"})
+    return File(index, content_disposition_type="inline", media_type="text/html", headers={"Cache-Control": "no-cache"})
 
 
 def spa_routes(dist: Path) -> list:
@@ -44,4 +55,4 @@ def spa_routes(dist: Path) -> list:
         # Vite puts a content hash in every asset name, so they never change.
         cache_control=None,
     )
-    return [assets, spa_fallback]
+    return [assets, index_page, spa_fallback]

@@ -28,3 +28,16 @@ async def test_openapi_and_offline_swagger_ui(client: AsyncClient) -> None:
 async def test_every_response_carries_a_request_id(client: AsyncClient) -> None:
     response = await client.get("/health")
     assert len(response.headers["x-request-id"]) == 32
+
+
+async def test_client_routes_load_the_web_app(client: AsyncClient, container, tmp_path) -> None:  # noqa: ANN001
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "index.html").write_text("<!doctype html><div id=root></div>")
+    from dataclasses import replace
+
+    container.settings.override(replace(container.settings(), web_dist=tmp_path))
+    for path in ("/", "/profile", "/search-result/abc", "/forgot-password", "/reset-password?token=x"):
+        response = await client.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["content-type"].startswith("text/html"), path
+        assert "<div id=root>" in response.text

@@ -1,5 +1,5 @@
 """Every HTTP route of the app; a feature adds its module's ROUTES here."""
 
-from entrypoints.http.routes import auth, health
+from entrypoints.http.routes import auth, health, oidc
 
-ROUTE_HANDLERS = [*health.ROUTES, *auth.ROUTES]
+ROUTE_HANDLERS = [*health.ROUTES, *auth.ROUTES, *oidc.ROUTES]

@@ -1,0 +1,80 @@
+"""Third-party sign-in over HTTP: list providers, send the browser to one, take it back on the callback."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from litestar import Request, Response, get
+from litestar.params import FromPath
+from litestar.response import Redirect
+
+from application.external_sign_in import ExternalSignIn, ExternalSignInFailed
+from entrypoints.http.dependencies import container_of
+from entrypoints.http.routes.auth import set_refresh_cookie
+
+STATE_COOKIE = "ps_oidc_state"
+STATE_COOKIE_PATH = "/api/auth/oidc"
+SIGNED_IN_PAGE = "/data-processing?signed_in=1"
+
+
+def _external(request: Request) -> ExternalSignIn:
+    return container_of(request).external_sign_in()
+
+
+def _redirect_uri(request: Request, provider: str) -> str:
+    return f"{container_of(request).settings().base_url.rstrip('/')}/api/auth/oidc/{provider}/callback"
+
+
+def _to_login(message: str) -> Redirect:
+    return Redirect(f"/login?error={quote(message, safe='')}", status_code=302)
+
+
+@get("/api/auth/providers", tags=["auth"], summary="Configured third-party sign-in providers")
+async def list_providers(request: Request) -> dict[str, Any]:
+    return {"providers": [{"id": p.id, "name": p.name} for p in _external(request).providers()]}
+
+
+@get("/api/auth/oidc/{provider:str}/login", tags=["auth"], status_code=302, summary="Start third-party sign-in")
+async def oidc_login(request: Request, provider: FromPath[str]) -> Response:
+    try:
+        url, sealed = await _external(request).start(provider, _redirect_uri(request, provider))
+    except ExternalSignInFailed as failure:
+        return _to_login(failure.message)
+    response = Redirect(url, status_code=302)
+    response.set_cookie(
+        STATE_COOKIE,
+        sealed,
+        max_age=container_of(request).pending_sign_in_sealer().lifetime_seconds,
+        path=STATE_COOKIE_PATH,
+        httponly=True,
+        # Lax, not strict: the provider's redirect back is a cross-site top-level GET that must carry it.
+        samesite="lax",
+        secure=container_of(request).settings().secure_cookies,
+    )
+    return response
+
+
+@get("/api/auth/oidc/{provider:str}/callback", tags=["auth"], status_code=302, summary="Finish third-party sign-in")
+async def oidc_callback(request: Request, provider: FromPath[str]) -> Response:
+    # Read by hand: Litestar reserves a handler parameter named `state`.
+    params = request.query_params
+    try:
+        session = await _external(request).finish(
+            provider,
+            _redirect_uri(request, provider),
+            code=params.get("code"),
+            state=params.get("state"),
+            sealed=request.cookies.get(STATE_COOKIE),
+            error=params.get("error"),
+        )
+        response: Response = Redirect(SIGNED_IN_PAGE, status_code=302)
+        set_refresh_cookie(request, response, session)
+    except ExternalSignInFailed as failure:
+        response = _to_login(failure.message)
+    # One use only, whatever happened.
+    response.delete_cookie(STATE_COOKIE, path=STATE_COOKIE_PATH)
+    return response
+
+
+ROUTES = [list_providers, oidc_login, oidc_callback]

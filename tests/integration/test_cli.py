@@ -1,0 +1,83 @@
+"""The `perilscope` command on a migrated SQLite file (click's CliRunner)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from adapters.clock import SystemClock
+from adapters.db.engine import create_engine, create_session_factory
+from adapters.mail.outbox import OutboxMailer
+from application.ports import OutgoingMail
+from entrypoints.cli import main
+from entrypoints.migrate import upgrade_to_head
+from tests.conftest import STRONG_PASSWORD
+
+
+@pytest.fixture
+def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "cli.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    upgrade_to_head(url)
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setenv("PERILSCOPE_ENV", "test")
+    monkeypatch.setenv("PERILSCOPE_MAILER", "outbox")
+    return path
+
+
+def rows(path: Path, sql: str, *params: object) -> list[tuple]:
+    with sqlite3.connect(path) as connection:
+        return connection.execute(sql, params).fetchall()
+
+
+def test_create_admin_then_set_role(database: Path) -> None:
+    runner = CliRunner()
+    created = runner.invoke(main, ["users", "create-admin", "Boss@Example.com", "--password", STRONG_PASSWORD])
+    assert created.exit_code == 0, created.output
+    assert "created administrator boss@example.com" in created.output
+    sql = "SELECT role, password_hash FROM user_account WHERE email = ?"
+    [(role, password_hash)] = rows(database, sql, "boss@example.com")
+    assert role == "admin" and password_hash.startswith("$argon2id$")
+
+    demoted = runner.invoke(main, ["users", "set-role", "boss@example.com", "user"])
+    assert demoted.exit_code == 0 and "boss@example.com is now user" in demoted.output
+    assert rows(database, "SELECT role FROM user_account WHERE email = ?", "boss@example.com") == [("user",)]
+
+
+def test_user_commands_report_clear_errors(database: Path) -> None:
+    runner = CliRunner()
+    weak = runner.invoke(main, ["users", "create-admin", "boss@example.com", "--password", "weak"])
+    assert weak.exit_code == 1 and "password requirements" in weak.output
+    unknown = runner.invoke(main, ["users", "set-role", "nobody@example.com", "admin"])
+    assert unknown.exit_code == 1 and "No user with email nobody@example.com" in unknown.output
+    bad_role = runner.invoke(main, ["users", "set-role", "nobody@example.com", "owner"])
+    assert bad_role.exit_code == 2
+    runner.invoke(main, ["users", "create-admin", "boss@example.com", "--password", STRONG_PASSWORD])
+    twice = runner.invoke(main, ["users", "create-admin", "boss@example.com", "--password", STRONG_PASSWORD])
+    assert twice.exit_code == 1 and "already exists" in twice.output
+    assert rows(database, "SELECT count(*) FROM user_account") == [(1,)]
+
+
+async def send_to_outbox(url: str) -> None:
+    engine = create_engine(url)
+    try:
+        body = "Open this link:\nhttps://x/reset?token=t1"
+        mail = OutgoingMail("ann@example.com", "Reset your PerilScope password", body)
+        await OutboxMailer(create_session_factory(engine), SystemClock()).send(mail)
+    finally:
+        await engine.dispose()
+
+
+def test_mail_outbox_shows_stored_messages(database: Path) -> None:
+    runner = CliRunner()
+    assert "the outbox is empty" in runner.invoke(main, ["mail", "outbox"]).output
+    asyncio.run(send_to_outbox(f"sqlite+aiosqlite:///{database}"))
+    shown = runner.invoke(main, ["mail", "outbox", "--limit", "5"])
+    assert shown.exit_code == 0, shown.output
+    assert "to ann@example.com" in shown.output
+    assert "Subject: Reset your PerilScope password" in shown.output
+    assert "https://x/reset?token=t1" in shown.output
