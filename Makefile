@@ -52,7 +52,7 @@ migrate: $(VENV_STAMP) ## Apply database migrations (DATABASE_URL, default SQLit
 	.venv/bin/perilscope db upgrade
 
 data: migrate ## Load the reference data from PERILSCOPE_DATA_DIR (skips datasets already loaded)
-	@if .venv/bin/perilscope data --help >/dev/null 2>&1; then .venv/bin/perilscope data load --if-changed; fi
+	.venv/bin/perilscope data load --if-changed
 
 browser: ## Debian's chromium for the browser tests
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)

@@ -6,6 +6,7 @@ import asyncio
 import getpass
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -79,6 +80,80 @@ def set_role(email: str, role: str) -> None:
     """Make an existing user an admin, or a regular user again."""
     user = _run(_container().accounts().set_role(email, Role(role)))
     click.echo(f"{user.email} is now {user.role.value}")
+
+
+@main.group()
+def data() -> None:
+    """Reference data: NRI scores, ZIP to county, NAICS, businesses, buildings."""
+
+
+def _data_dir() -> Path:
+    return _container().settings().data_dir
+
+
+@data.command("load")
+@click.option("--if-changed", is_flag=True, help="Skip datasets whose files are unchanged since the last load.")
+def data_load(if_changed: bool) -> None:
+    """Load every dataset from PERILSCOPE_DATA_DIR (idempotent)."""
+    from adapters.reference_data.loader import load_all
+    from adapters.reference_data.readers import DataFileError
+
+    container = _container()
+    try:
+        reports = _run(_with_engine(container, lambda engine: load_all(engine, _data_dir(), if_changed)))
+    except DataFileError as error:
+        raise click.ClickException(str(error)) from error
+    for report in reports:
+        state = "unchanged" if report.skipped else f"loaded in {report.seconds:.2f}s"
+        click.echo(f"{report.dataset:14} {report.rows:>7,} rows  {state}  ({report.version})")
+
+
+@data.command("status")
+def data_status() -> None:
+    """What is loaded: dataset, version, rows and when."""
+    from adapters.reference_data.loader import dataset_status
+
+    rows = _run(_with_engine(_container(), dataset_status))
+    if not rows:
+        click.echo("nothing loaded yet: run `perilscope data load`")
+    for row in rows:
+        click.echo(f"{row.dataset:14} {row.row_count:>7,} rows  {row.version}  loaded {row.loaded_at:%Y-%m-%d %H:%M} UTC  from {row.source_file}")
+
+
+@data.command("import-businesses")
+@click.argument("csv_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_businesses(csv_file: Path) -> None:
+    """Add a city's businesses from a CSV with columns name, street_address, city, state, zip
+    (optional naics_code, status, lat, lng, legal_name, source_record_id)."""
+    _import(csv_file, "business")
+
+
+@data.command("import-buildings")
+@click.argument("csv_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_buildings(csv_file: Path) -> None:
+    """Add building records from a CSV with columns address, city, state, zip (optional year_built,
+    property_type, floors, buildings, gfa_total, gfa_parking, largest_use, all_uses, parcel,
+    neighborhood, lat, lng, property_name, source_record_id)."""
+    _import(csv_file, "building")
+
+
+def _import(csv_file: Path, table: str) -> None:
+    from adapters.reference_data.loader import import_file
+    from adapters.reference_data.readers import DataFileError
+
+    try:
+        report = _run(_with_engine(_container(), lambda engine: import_file(engine, table, csv_file)))
+    except DataFileError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(f"imported {report.rows:,} rows into {table} from {csv_file.name}")
+
+
+async def _with_engine(container: Container, work):  # noqa: ANN001, ANN202
+    engine = container.engine()
+    try:
+        return await work(engine)
+    finally:
+        await engine.dispose()
 
 
 @main.group()

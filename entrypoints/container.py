@@ -17,6 +17,16 @@ from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.passwords import Argon2PasswordHasher
 from application.accounts import AccountPolicy, AccountService
 from application.external_sign_in import ExternalSignIn
+from application.lookup import LookupProviders, LookupService
+from adapters.address_parser import UsaddressParser
+from adapters.db.reference_repositories import (
+    BuildingRecords,
+    BusinessRegistryPlaces,
+    NaicsTable,
+    NriCountyScores,
+    ZipCentroidGeocoder,
+)
+from adapters.db.search_repositories import SqlQuotaLedger, SqlSearchStore
 from entrypoints.settings import Settings
 
 
@@ -82,6 +92,35 @@ class Container(containers.DeclarativeContainer):
     pending_sign_in_sealer = providers.Singleton(SignedPendingSignIn, secret=settings.provided.secret_key)
     external_sign_in = providers.Singleton(
         ExternalSignIn, identity=external_identity, sealer=pending_sign_in_sealer, accounts=accounts
+    )
+
+    # --- property lookup ---------------------------------------------------------
+    geocoder = providers.Selector(
+        providers.Callable(lambda s: s.geocoder, settings),
+        embedded=providers.Singleton(ZipCentroidGeocoder, sessions=session_factory),
+    )
+    places = providers.Selector(
+        providers.Callable(lambda s: s.places_provider, settings),
+        registry=providers.Singleton(BusinessRegistryPlaces, sessions=session_factory),
+    )
+    lookup_providers = providers.Singleton(
+        LookupProviders,
+        parser=providers.Singleton(UsaddressParser),
+        geocoder=geocoder,
+        places=places,
+        perils=providers.Singleton(NriCountyScores, sessions=session_factory),
+        buildings=providers.Singleton(BuildingRecords, sessions=session_factory),
+        naics=providers.Singleton(NaicsTable, sessions=session_factory),
+    )
+    search_store = providers.Singleton(SqlSearchStore, sessions=session_factory)
+    quota_ledger = providers.Singleton(SqlQuotaLedger, sessions=session_factory)
+    lookup = providers.Singleton(
+        LookupService,
+        providers=lookup_providers,
+        searches=search_store,
+        quota=quota_ledger,
+        clock=clock,
+        monthly_limit=settings.provided.monthly_search_limit,
     )
 
 

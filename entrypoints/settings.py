@@ -43,6 +43,10 @@ class Settings:
     smtp_starttls: bool = True
     mail_from: str = "PerilScope <no-reply@perilscope.local>"
     oidc_clients: tuple[OidcClient, ...] = field(default_factory=tuple)
+    geocoder: str = "embedded"  # or 'census'
+    places_provider: str = "registry"  # or 'google', 'yelp'
+    google_maps_api_key: str | None = None
+    yelp_api_key: str | None = None
     log_level: str = "INFO"
 
     @property
@@ -79,6 +83,10 @@ class Settings:
             smtp_starttls=get("SMTP_STARTTLS", "true").lower() in {"1", "true", "yes"},
             mail_from=get("PERILSCOPE_MAIL_FROM", defaults.mail_from),
             oidc_clients=_oidc_clients(get),
+            geocoder=get("PERILSCOPE_GEOCODER", defaults.geocoder),
+            places_provider=get("PERILSCOPE_PLACES_PROVIDER", defaults.places_provider),
+            google_maps_api_key=get("GOOGLE_MAPS_API_KEY"),
+            yelp_api_key=get("YELP_API_KEY"),
             log_level=get("PERILSCOPE_LOG_LEVEL", defaults.log_level),
         )
         settings.check()

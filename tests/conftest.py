@@ -48,6 +48,7 @@ def migrated_database_url(request: pytest.FixtureRequest, tmp_path_factory: pyte
         path: Path = tmp_path_factory.mktemp("db") / "perilscope.db"
         url = f"sqlite+aiosqlite:///{path}"
         upgrade_to_head(url)
+        asyncio.run(_load_reference_data(url))
         yield url
         return
     name = f"perilscope_test_{uuid.uuid4().hex[:12]}"
@@ -58,9 +59,24 @@ def migrated_database_url(request: pytest.FixtureRequest, tmp_path_factory: pyte
     url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
     try:
         upgrade_to_head(url)
+        asyncio.run(_load_reference_data(url))
         yield url
     finally:
         asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+DATA_DIR = Settings.from_env().data_dir
+
+
+async def _load_reference_data(url: str) -> None:
+    """The real public data of shared/data, as `perilscope data load` loads it."""
+    from adapters.reference_data.loader import load_all
+
+    engine = create_engine(url)
+    try:
+        await load_all(engine, DATA_DIR)
+    finally:
+        await engine.dispose()
 
 
 def test_settings(database_url: str, **overrides: object) -> Settings:

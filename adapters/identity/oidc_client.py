@@ -6,12 +6,17 @@ authlib's httpx client does the OAuth2 calls; joserfc checks the ID token's sign
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Iterable
 
 import httpx
 from authlib.common.security import generate_token
 from authlib.integrations.base_client import OAuthError
-from authlib.integrations.httpx_client import AsyncOAuth2Client
+
+with warnings.catch_warnings():
+    # authlib 1.9 announces a future move to 'httpx2'; its httpx client is what we use today.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from authlib.integrations.httpx_client import AsyncOAuth2Client
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet

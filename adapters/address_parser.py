@@ -1,0 +1,66 @@
+"""US address parsing with usaddress (a CRF model trained on US addresses)."""
+
+from __future__ import annotations
+
+import re
+
+import usaddress
+
+from domain.address import EMPTY_ADDRESS, AddressError, building_key, normalize_zip
+from domain.occupancy import ParsedAddress
+
+MAX_ADDRESS_LENGTH = 300
+STREET_PARTS = (
+    "AddressNumber", "AddressNumberSuffix", "StreetNamePreModifier", "StreetNamePreDirectional",
+    "StreetNamePreType", "StreetName", "StreetNamePostType", "StreetNamePostDirectional", "StreetNamePostModifier",
+)
+UNIT_PARTS = ("OccupancyType", "OccupancyIdentifier", "SubaddressType", "SubaddressIdentifier")
+HINT = "Enter the full address: street, city, state, ZIP."
+_ZIP_ANYWHERE = re.compile(r"\b(\d{5})(?:-\d{4})?\b\s*(?:,?\s*(?:USA?|United States))?\s*$", re.IGNORECASE)
+
+
+class UsaddressParser:
+    def parse(self, text: str) -> ParsedAddress:
+        text = (text or "").strip()
+        if not text:
+            raise AddressError(EMPTY_ADDRESS)
+        if len(text) > MAX_ADDRESS_LENGTH:
+            raise AddressError(f"That address is longer than {MAX_ADDRESS_LENGTH} characters. {HINT}")
+        parts = _tag(text)
+        street = " ".join(parts[p] for p in STREET_PARTS if parts.get(p)).strip(" ,")
+        zip5 = normalize_zip(parts.get("ZipCode", "")) or _trailing_zip(text)
+        missing = []
+        if not parts.get("AddressNumber") or not parts.get("StreetName"):
+            missing.append("a street number and name")
+        if not zip5:
+            missing.append("a ZIP code")
+        if missing:
+            raise AddressError(f'Could not find {" or ".join(missing)} in "{_shorten(text)}". {HINT}')
+        key = building_key(street, zip5)
+        if key is None:  # pragma: no cover - street and zip were both checked above
+            raise AddressError(f'Could not read "{_shorten(text)}" as a US address. {HINT}')
+        unit = " ".join(parts[p] for p in UNIT_PARTS if parts.get(p)) or None
+        state = (parts.get("StateName") or "").strip(" ,.").upper() or None
+        city = (parts.get("PlaceName") or "").strip(" ,").title() or None
+        return ParsedAddress(street=street, city=city, state=state, zip5=zip5, unit=unit, key=key)
+
+
+def _tag(text: str) -> dict[str, str]:
+    try:
+        tagged, _kind = usaddress.tag(text)
+        return dict(tagged)
+    except usaddress.RepeatedLabelError as error:
+        # Keep the first of each label: the usual cause is a repeated city or a second line.
+        parts: dict[str, str] = {}
+        for token, label in error.parsed_string:
+            parts.setdefault(label, token)
+        return parts
+
+
+def _trailing_zip(text: str) -> str | None:
+    match = _ZIP_ANYWHERE.search(text)
+    return match.group(1) if match else None
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,105 @@
+"""Stored searches and the monthly quota ledger."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from adapters.db.account_tables import MonthlyUsageRow, SearchRow
+from application.lookup_ports import StoredSearch
+
+Sessions = async_sessionmaker[AsyncSession]
+
+
+def _stored(row: SearchRow) -> StoredSearch:
+    return StoredSearch(
+        id=row.id,
+        user_id=row.user_id,
+        kind=row.kind,
+        address=row.address,
+        occupant_count=row.occupant_count,
+        result=json.loads(row.result_json) if row.result_json else None,
+        created_at=row.created_at,
+    )
+
+
+class SqlSearchStore:
+    def __init__(self, sessions: Sessions) -> None:
+        self._sessions = sessions
+
+    async def add(self, search: StoredSearch) -> None:
+        async with self._sessions() as session:
+            session.add(
+                SearchRow(
+                    id=search.id,
+                    user_id=search.user_id,
+                    kind=search.kind,
+                    address=search.address[:500],
+                    occupant_count=search.occupant_count,
+                    result_json=json.dumps(search.result, separators=(",", ":")) if search.result is not None else None,
+                    created_at=search.created_at,
+                )
+            )
+            await session.commit()
+
+    async def recent(self, user_id: str, limit: int) -> list[StoredSearch]:
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(SearchRow).where(SearchRow.user_id == user_id).order_by(SearchRow.created_at.desc()).limit(limit)
+            )
+            return [_stored(row) for row in rows]
+
+    async def get(self, user_id: str, search_id: str) -> StoredSearch | None:
+        async with self._sessions() as session:
+            row = await session.scalar(select(SearchRow).where(SearchRow.id == search_id, SearchRow.user_id == user_id))
+            return _stored(row) if row else None
+
+    async def neighbours(self, user_id: str, search: StoredSearch) -> tuple[str | None, str | None]:
+        mine = and_(SearchRow.user_id == user_id, SearchRow.kind == search.kind, SearchRow.id != search.id)
+        # Ties on created_at are ordered by id, so stepping never skips or repeats a search.
+        older = or_(SearchRow.created_at < search.created_at, and_(SearchRow.created_at == search.created_at, SearchRow.id < search.id))
+        newer = or_(SearchRow.created_at > search.created_at, and_(SearchRow.created_at == search.created_at, SearchRow.id > search.id))
+        async with self._sessions() as session:
+            previous_id = await session.scalar(
+                select(SearchRow.id).where(mine, older).order_by(SearchRow.created_at.desc(), SearchRow.id.desc()).limit(1)
+            )
+            next_id = await session.scalar(
+                select(SearchRow.id).where(mine, newer).order_by(SearchRow.created_at, SearchRow.id).limit(1)
+            )
+        return previous_id, next_id
+
+
+class SqlQuotaLedger:
+    """One conditional UPDATE counts a search, so concurrent lookups can never overspend."""
+
+    def __init__(self, sessions: Sessions) -> None:
+        self._sessions = sessions
+
+    async def reserve(self, user_id: str, month: str, limit: int | None) -> bool:
+        async with self._sessions() as session:
+            insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+            await session.execute(
+                insert(MonthlyUsageRow).values(user_id=user_id, month=month, used=0).on_conflict_do_nothing()
+            )
+            charge = (
+                update(MonthlyUsageRow)
+                .where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
+                .values(used=MonthlyUsageRow.used + 1)
+            )
+            if limit is not None:
+                charge = charge.where(MonthlyUsageRow.used < limit)
+            granted = (await session.execute(charge.returning(MonthlyUsageRow.used))).first() is not None
+            await session.commit()
+        return granted
+
+    async def release(self, user_id: str, month: str) -> None:
+        async with self._sessions() as session:
+            await session.execute(
+                update(MonthlyUsageRow)
+                .where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month, MonthlyUsageRow.used > 0)
+                .values(used=MonthlyUsageRow.used - 1)
+            )
+            await session.commit()

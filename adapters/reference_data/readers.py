@@ -1,0 +1,246 @@
+"""Readers of the public data files into rows for our tables. Each accepts the
+publisher's own column names, so a newer download loads with the same command."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from domain.address import building_key
+from domain.perils import HAZARDS
+
+Rows = list[dict[str, object]]
+
+# Operating status as the registries give it -> Google Places' business_status vocabulary.
+STATUS_BY_SOURCE_VALUE = {
+    "active": "OPERATIONAL",
+    "open": "OPERATIONAL",
+    "operational": "OPERATIONAL",
+    "closed": "CLOSED_PERMANENTLY",
+    "inactive": "CLOSED_PERMANENTLY",
+    "closed_temporarily": "CLOSED_TEMPORARILY",
+}
+
+
+class DataFileError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    name: str
+    table: str
+    files: tuple[str, ...]
+    read: Callable[[Path], Rows]
+    version: str
+
+
+def _csv(path: Path, **kwargs) -> pd.DataFrame:  # noqa: ANN003
+    if not path.is_file():
+        raise DataFileError(f"missing data file: {path}")
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], **kwargs)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
+
+
+def _require(frame: pd.DataFrame, path: Path, columns: list[str]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataFileError(f"{path.name} lacks the columns {', '.join(missing)}")
+
+
+def _records(frame: pd.DataFrame) -> Rows:
+    """NaN/NA become None so the database gets NULL."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+
+
+def _number(series: pd.Series) -> pd.Series:
+    return pd.to_numeric(series.str.replace(",", "", regex=False), errors="coerce")
+
+
+def _integer(series: pd.Series) -> pd.Series:
+    return _number(series).round().astype("Int64")
+
+
+def _keys(streets: pd.Series, zips: pd.Series) -> tuple[list[str | None], list[str | None]]:
+    keys = [building_key(s or "", z or "") for s, z in zip(streets.tolist(), zips.tolist(), strict=True)]
+    return [k.street if k else None for k in keys], [k.zip5 if k else None for k in keys]
+
+
+def _status(series: pd.Series) -> pd.Series:
+    normalized = series.fillna("").str.strip().str.lower().str.replace(" ", "_", regex=False)
+    return normalized.map(STATUS_BY_SOURCE_VALUE).fillna("NA")
+
+
+# --- NRI ---------------------------------------------------------------------------
+
+
+def read_nri_counties(path: Path) -> Rows:
+    """FEMA's NRI county table: STCOFIPS, RISK_SCORE, RISK_RATNG, {HAZ}_RISKS, {HAZ}_RISKR."""
+    frame = _csv(path)
+    _require(frame, path, ["STCOFIPS", "RISK_SCORE", "RISK_RATNG"])
+    out = pd.DataFrame(
+        {
+            "county_fips": frame["STCOFIPS"].str.zfill(5),
+            "state": frame.get("STATEABBRV"),
+            "county_name": frame.get("COUNTY"),
+            "risk_score": _number(frame["RISK_SCORE"]),
+            "risk_rating": frame["RISK_RATNG"],
+            "nri_version": frame.get("NRI_VER"),
+        }
+    )
+    for hazard in HAZARDS:
+        # v1.20 names inland flooding IFLD; older releases call it RFLD.
+        prefix = next((p for p in (hazard.nri_code, hazard.code) if f"{p}_RISKS" in frame.columns), None)
+        if prefix is None:
+            raise DataFileError(f"{path.name} has no {hazard.nri_code}_RISKS column ({hazard.name})")
+        out[f"{hazard.code.lower()}_score"] = _number(frame[f"{prefix}_RISKS"])
+        out[f"{hazard.code.lower()}_rating"] = frame.get(f"{prefix}_RISKR")
+    return _records(out)
+
+
+# --- ZIP to county ---------------------------------------------------------------------
+
+
+def read_zip_counties(path: Path) -> Rows:
+    frame = _csv(path)
+    _require(frame, path, ["zip", "county_fips", "lat", "lng"])
+    out = pd.DataFrame(
+        {
+            "zip": frame["zip"].str.zfill(5),
+            "city": frame.get("city"),
+            "state": frame.get("state"),
+            "county_fips": frame["county_fips"].str.zfill(5),
+            "county_name": frame.get("county_name"),
+            "lat": _number(frame["lat"]),
+            "lng": _number(frame["lng"]),
+            "county_weights": frame.get("county_weights"),
+            "source": frame.get("source"),
+        }
+    ).drop_duplicates("zip")
+    return _records(out)
+
+
+# --- NAICS ----------------------------------------------------------------------------------
+
+
+def read_naics(path: Path) -> Rows:
+    frame = _csv(path)
+    _require(frame, path, ["code", "title", "level"])
+    return _records(pd.DataFrame({"code": frame["code"], "title": frame["title"], "level": _integer(frame["level"])}))
+
+
+# --- businesses ---------------------------------------------------------------------------
+
+# The generic column set of `perilscope data import-businesses`, documented in the README.
+GENERIC_BUSINESS_COLUMNS = ["name", "street_address", "city", "state", "zip"]
+OPTIONAL_BUSINESS_COLUMNS = ["naics_code", "status", "lat", "lng", "legal_name", "source_record_id"]
+
+
+def _business_rows(source: str, frame: pd.DataFrame) -> Rows:
+    streets, zips = _keys(frame["street_address"].fillna(""), frame["zip"].fillna(""))
+    naics = frame.get("naics_code")
+    naics = naics.where(naics.fillna("").str.fullmatch(r"\d{6}"), None) if naics is not None else None
+    out = pd.DataFrame(
+        {
+            "source": source,
+            "source_record_id": frame.get("source_record_id"),
+            "name": frame["name"].fillna("NA"),
+            "legal_name": frame.get("legal_name"),
+            "naics_code": naics,
+            "street_address": frame["street_address"],
+            "city": frame.get("city"),
+            "state": frame.get("state"),
+            "zip": frame["zip"].str[:5],
+            "building_street": streets,
+            "building_zip": zips,
+            "operating_status": _status(frame["status"]) if "status" in frame else "NA",
+            "lat": _number(frame["lat"]) if "lat" in frame else None,
+            "lng": _number(frame["lng"]) if "lng" in frame else None,
+        }
+    )
+    return _records(out)
+
+
+def read_city_business_registry(path: Path) -> Rows:
+    """Seattle's and DataSF's extracts: business_name, street_address, zip, naics_code, operating_status."""
+    frame = _csv(path)
+    _require(frame, path, ["business_name", "street_address", "zip", "operating_status"])
+    frame = frame.rename(columns={"business_name": "name", "operating_status": "status"})
+    source = str(frame["source"].iloc[0]) if "source" in frame and len(frame) else path.stem
+    return _business_rows(source, frame)
+
+
+def read_generic_businesses(path: Path) -> Rows:
+    frame = _csv(path)
+    frame.columns = [c.lower() for c in frame.columns]
+    _require(frame, path, GENERIC_BUSINESS_COLUMNS)
+    return _business_rows(f"import:{path.name}", frame)
+
+
+# --- buildings ---------------------------------------------------------------------------
+
+GENERIC_BUILDING_COLUMNS = ["address", "city", "state", "zip"]
+OPTIONAL_BUILDING_COLUMNS = [
+    "year_built", "property_type", "floors", "buildings", "gfa_total", "gfa_parking",
+    "largest_use", "all_uses", "parcel", "neighborhood", "lat", "lng", "property_name", "source_record_id",
+]
+SEATTLE_BUILDING_COLUMNS = {
+    "OSEBuildingID": "source_record_id", "PropertyName": "property_name", "Address": "address", "City": "city",
+    "State": "state", "ZipCode": "zip", "TaxParcelIdentificationNumber": "parcel", "Neighborhood": "neighborhood",
+    "Latitude": "lat", "Longitude": "lng", "YearBuilt": "year_built", "PrimaryPropertyType": "property_type",
+    "NumberofFloors": "floors", "NumberofBuildings": "buildings", "PropertyGFATotal": "gfa_total",
+    "PropertyGFAParking": "gfa_parking", "LargestPropertyUseType": "largest_use",
+    "ListOfAllPropertyUseTypes": "all_uses",
+}
+
+
+def _building_rows(source: str, frame: pd.DataFrame) -> Rows:
+    for column in OPTIONAL_BUILDING_COLUMNS:
+        if column not in frame:
+            frame[column] = None
+    frame["zip"] = frame["zip"].fillna("").str[:5]
+    streets, zips = _keys(frame["address"].fillna(""), frame["zip"])
+    out = frame[["source_record_id", "property_name", "address", "city", "state", "zip", "parcel", "neighborhood",
+                 "property_type", "largest_use", "all_uses"]].copy()
+    out["zip"] = out["zip"].replace("", None)
+    out.insert(0, "source", source)
+    out["building_street"], out["building_zip"] = streets, zips
+    for column in ("lat", "lng"):
+        out[column] = _number(frame[column].astype("string"))
+    for column in ("year_built", "floors", "buildings", "gfa_total", "gfa_parking"):
+        out[column] = _integer(frame[column].astype("string"))
+    return _records(out)
+
+
+def read_seattle_buildings(path: Path) -> Rows:
+    frame = _csv(path)
+    _require(frame, path, ["Address", "ZipCode", "YearBuilt"])
+    return _building_rows("seattle_building_benchmarking_2016", frame.rename(columns=SEATTLE_BUILDING_COLUMNS))
+
+
+def read_generic_buildings(path: Path) -> Rows:
+    frame = _csv(path)
+    frame.columns = [c.lower() for c in frame.columns]
+    _require(frame, path, GENERIC_BUILDING_COLUMNS)
+    return _building_rows(f"import:{path.name}", frame)
+
+
+# --- what `perilscope data load` loads -----------------------------------------------------
+
+EMBEDDED_DATASETS: tuple[Dataset, ...] = (
+    Dataset("nri_counties", "nri_county", ("nri_counties_dec2025_scores.csv",), read_nri_counties, "NRI v1.20.0 (December 2025)"),
+    Dataset("zip_counties", "zip_county", ("zip_county_primary.csv.gz",), read_zip_counties, "SimpleMaps 2024 + GeoNames"),
+    Dataset("naics", "naics_code", ("naics_2022.csv",), read_naics, "NAICS 2022"),
+    Dataset(
+        "businesses",
+        "business",
+        ("businesses_seattle_active_2026.csv.gz", "businesses_sf_sample.csv"),
+        read_city_business_registry,
+        "Seattle 2026-08-02 + DataSF sample",
+    ),
+    Dataset("buildings", "building", ("buildings_seattle_2016.csv",), read_seattle_buildings, "Seattle benchmarking 2016"),
+)

@@ -1,0 +1,194 @@
+"""The single property lookup: reserve quota, parse, geocode, find occupants, classify,
+score perils, find the building, store the search (DESIGN.md, "The two main flows")."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from application.errors import InvalidInput, NotFound, QuotaExceeded
+from application.lookup_ports import (
+    AddressParser,
+    CountyPerils,
+    Geocoder,
+    NaicsClassifier,
+    PerilScoresSource,
+    PlacesProvider,
+    PropertyRecords,
+    QuotaLedger,
+    SearchStore,
+    StoredSearch,
+)
+from application.ports import AccessClaims, Clock
+from domain.accounts import Role
+from domain.address import AddressError, format_address_text
+from domain.occupancy import UNKNOWN, Building, GeoPoint, Occupant, ParsedAddress
+from domain.perils import HAZARDS, PerilScores
+from domain.quota import month_key
+
+SINGLE, BATCH = "single", "batch"
+RECENT_LIMIT = 50
+
+
+def limit_reached_message(limit: int) -> str:
+    return f"Monthly search limit reached: search limit reached ({limit} searches/month)"
+
+
+@dataclass(frozen=True, slots=True)
+class LookupProviders:
+    parser: AddressParser
+    geocoder: Geocoder
+    places: PlacesProvider
+    perils: PerilScoresSource
+    buildings: PropertyRecords
+    naics: NaicsClassifier
+
+
+class LookupService:
+    def __init__(
+        self,
+        providers: LookupProviders,
+        searches: SearchStore,
+        quota: QuotaLedger,
+        clock: Clock,
+        monthly_limit: int,
+    ) -> None:
+        self._p = providers
+        self._searches = searches
+        self._quota = quota
+        self._clock = clock
+        self._monthly_limit = monthly_limit
+
+    def parse(self, text: str) -> ParsedAddress:
+        try:
+            return self._p.parser.parse(text)
+        except AddressError as error:
+            raise InvalidInput(error.message) from error
+
+    async def charge(self, caller: AccessClaims) -> str:
+        """Reserve one search of this month; returns the month to release on failure."""
+        month = month_key(self._clock.now())
+        limit = None if caller.role is Role.ADMIN else self._monthly_limit
+        if not await self._quota.reserve(caller.user_id, month, limit):
+            raise QuotaExceeded(limit_reached_message(self._monthly_limit))
+        return month
+
+    async def look_up(self, caller: AccessClaims, text: str) -> dict[str, Any]:
+        address = self.parse(text)  # rejected input is never charged
+        month = await self.charge(caller)
+        try:
+            result = await self.answer(address, query=text.strip())
+            search = StoredSearch(
+                id=result["search_id"],
+                user_id=caller.user_id,
+                kind=SINGLE,
+                address=text.strip(),
+                occupant_count=result["total_results"],
+                result=result,
+                created_at=self._clock.now(),
+            )
+            await self._searches.add(search)
+        except BaseException:
+            await self._quota.release(caller.user_id, month)
+            raise
+        return result
+
+    async def answer(self, address: ParsedAddress, query: str) -> dict[str, Any]:
+        """The full answer for one parsed address (shared by single lookups and batches)."""
+        # Sequential on purpose: each is one indexed query, and the embedded adapters share a database.
+        building = await self._p.buildings.building_at(address.key)
+        county = await self._p.perils.for_zip(address.zip5)
+        point = await self._p.geocoder.geocode(address)
+        if building is not None and building.lat is not None and building.lng is not None:
+            point = GeoPoint(building.lat, building.lng, "building")
+        occupants = await self._classified(await self._p.places.occupants_at(address, point))
+        return self._result(address, query, point, building, county, occupants)
+
+    async def _classified(self, occupants: list[Occupant]) -> list[Occupant]:
+        filled = [
+            o if o.naics_code else replace(o, naics_code=self._p.naics.code_for_types(o.types)) for o in occupants
+        ]
+        titles = await self._p.naics.titles({o.naics_code for o in filled if o.naics_code})
+        return [replace(o, naics_title=titles.get(o.naics_code or "")) for o in filled]
+
+    def _result(
+        self,
+        address: ParsedAddress,
+        query: str,
+        point: GeoPoint | None,
+        building: Building | None,
+        county: CountyPerils | None,
+        occupants: list[Occupant],
+    ) -> dict[str, Any]:
+        now = self._clock.now().isoformat()
+        scores = county.scores if county else PerilScores(scores={})
+        details = building.details() if building else []
+        details += [("Total Space Available", "Unknown"), ("Rental Rate", "Unknown")]
+        occupant_rows = [occupant_json(o) for o in occupants]
+        first = occupant_rows[0] if occupant_rows else None
+        return {
+            "search_id": str(uuid.uuid4()),
+            "query": query,
+            "address": format_address_text(address.one_line, building.year_built if building else None, details),
+            "timestamp": now,
+            "building": asdict(building) if building else None,
+            "occupants": occupant_rows,
+            "total_results": len(occupant_rows),
+            "perils": scores.fields(),
+            "ratings": {**{h.code: scores.ratings.get(h.code) for h in HAZARDS}, "Total": scores.total_rating},
+            "Total_Score": scores.total,
+            "Top3_Scores_Combined": scores.top3_combined(),
+            "naics_code": (first or {}).get("naics_code", "N/A"),
+            "types": (first or {}).get("types", []),
+            "business_status": (first or {}).get("business_status", UNKNOWN),
+            "extra_info": {
+                "photos": [{"photo_reference": o.photo_reference} for o in occupants if o.photo_reference],
+                "rating": None,
+            },
+            "vacancies": None,
+            "rental_rate": None,
+            "receipt": {
+                "nri_version": county.nri_version if county else None,
+                "county_fips": county.county_fips if county else None,
+                "county_name": county.county_name if county else None,
+                "state": county.state if county else None,
+                "geography_level": "county" if county else None,
+                "geocode_match": point.match_level if point else "none",
+                "lat": point.lat if point else None,
+                "lng": point.lng if point else None,
+                "providers": {
+                    "geocoder": self._p.geocoder.name,
+                    "places": self._p.places.name,
+                    "perils": self._p.perils.name if county else None,
+                    "property_records": self._p.buildings.name if building else None,
+                },
+                "scored_at": now,
+            },
+        }
+
+    # --- stored searches -------------------------------------------------------------
+
+    async def recent(self, caller: AccessClaims) -> list[StoredSearch]:
+        return await self._searches.recent(caller.user_id, RECENT_LIMIT)
+
+    async def stored(self, caller: AccessClaims, search_id: str) -> tuple[StoredSearch, str | None, str | None]:
+        search = await self._searches.get(caller.user_id, search_id)
+        if search is None:
+            raise NotFound("Could not load result data.")
+        previous_id, next_id = await self._searches.neighbours(caller.user_id, search)
+        return search, previous_id, next_id
+
+
+def occupant_json(occupant: Occupant) -> dict[str, Any]:
+    return {
+        "name": occupant.name or UNKNOWN,
+        "vicinity": occupant.vicinity or UNKNOWN,
+        "types": occupant.types,
+        "business_status": occupant.business_status or UNKNOWN,
+        "lat": occupant.lat,
+        "lng": occupant.lng,
+        "naics_code": occupant.naics_code or "N/A",
+        "naics_title": occupant.naics_title,
+        "photo_reference": occupant.photo_reference,
+    }

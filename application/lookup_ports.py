@@ -1,0 +1,87 @@
+"""Ports of the property lookup (DESIGN.md's table): each has an embedded adapter and, where
+one exists, a third-party one, chosen by settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from domain.address import BuildingKey
+from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
+from domain.perils import PerilScores
+
+
+class AddressParser(Protocol):
+    def parse(self, text: str) -> ParsedAddress:
+        """Raises domain AddressError with a message that says what is missing."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CountyPerils:
+    county_fips: str
+    county_name: str | None
+    state: str | None
+    scores: PerilScores
+    nri_version: str | None
+
+
+class PerilScoresSource(Protocol):
+    name: str
+
+    async def for_zip(self, zip5: str) -> CountyPerils | None: ...
+
+
+class Geocoder(Protocol):
+    name: str
+
+    async def geocode(self, address: ParsedAddress) -> GeoPoint | None: ...
+
+
+class PlacesProvider(Protocol):
+    name: str
+
+    async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]: ...
+
+
+class PropertyRecords(Protocol):
+    name: str
+
+    async def building_at(self, key: BuildingKey) -> Building | None: ...
+
+
+class NaicsClassifier(Protocol):
+    async def titles(self, codes: set[str]) -> dict[str, str]: ...
+    def code_for_types(self, types: list[str]) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSearch:
+    id: str
+    user_id: str
+    kind: str
+    address: str
+    occupant_count: int
+    result: dict | None
+    created_at: datetime
+
+
+class SearchStore(Protocol):
+    async def add(self, search: StoredSearch) -> None: ...
+    async def recent(self, user_id: str, limit: int) -> list[StoredSearch]: ...
+    async def get(self, user_id: str, search_id: str) -> StoredSearch | None:
+        """None when the search does not exist or belongs to someone else."""
+        ...
+    async def neighbours(self, user_id: str, search: StoredSearch) -> tuple[str | None, str | None]:
+        """(previous = older, next = newer) single-search ids of the same user."""
+        ...
+
+
+class QuotaLedger(Protocol):
+    async def reserve(self, user_id: str, month: str, limit: int | None) -> bool:
+        """Atomically count one search; False when the month's limit is used up."""
+        ...
+    async def release(self, user_id: str, month: str) -> None:
+        """Give back a reserved search whose lookup failed."""
+        ...

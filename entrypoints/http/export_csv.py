@@ -1,0 +1,52 @@
+"""Export CSV rows of SPEC §3, safe against spreadsheet formula injection."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from typing import Any
+
+EXPORT_COLUMNS = (
+    "address", "name", "vicinity", "types", "lat", "lng", "business_status",
+    "Total_Score", "Top3_Scores_Combined", "naics_code",
+)
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: Any) -> Any:
+    """Text that a spreadsheet would run as a formula gets a leading quote; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+        return "'" + value
+    return value
+
+
+def result_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One address group: the first row carries the address text, occupant rows follow with it empty."""
+    occupants = result.get("occupants") or [{}]
+    rows = []
+    for index, occupant in enumerate(occupants):
+        rows.append(
+            {
+                "address": result.get("address", "") if index == 0 else "",
+                "name": occupant.get("name", "NA"),
+                "vicinity": occupant.get("vicinity", "NA"),
+                "types": ",".join(occupant.get("types") or []) or "NA",
+                "lat": occupant.get("lat") if occupant.get("lat") is not None else 0,
+                "lng": occupant.get("lng") if occupant.get("lng") is not None else 0,
+                "business_status": occupant.get("business_status", "NA"),
+                "Total_Score": result.get("Total_Score") if result.get("Total_Score") is not None else 0,
+                "Top3_Scores_Combined": result.get("Top3_Scores_Combined") or "",
+                "naics_code": occupant.get("naics_code") or "N/A",
+            }
+        )
+    return rows
+
+
+def to_csv(rows: Iterable[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({column: safe_cell(row.get(column)) for column in EXPORT_COLUMNS})
+    return buffer.getvalue()

@@ -1,0 +1,138 @@
+"""The single property lookup on the real data of shared/data, over HTTP, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from httpx import AsyncClient
+
+from domain.perils import HAZARDS
+from entrypoints.container import Container
+from tests.conftest import DATA_DIR, sign_up_and_log_in
+
+SEATTLE = "701 5th Ave, Seattle, WA 98104"
+
+
+def nri_row(county_fips: str) -> dict[str, str]:
+    with open(DATA_DIR / "nri_counties_dec2025_scores.csv", newline="") as handle:
+        return next(row for row in csv.DictReader(handle) if row["STCOFIPS"] == county_fips)
+
+
+async def _look_up(client: AsyncClient, headers: dict, address: str):  # noqa: ANN202
+    return await client.get("/api/nearby-search", params={"address": address}, headers=headers)
+
+
+async def _stats(client: AsyncClient, headers: dict) -> dict:
+    return (await client.get("/api/auth/get-search-stats", headers=headers)).json()["stats"]
+
+
+async def test_seattle_golden_lookup(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "golden@example.com")
+    response = await _look_up(client, user["headers"], SEATTLE)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    occupants = body["data"]
+    assert len(occupants) >= 20
+    assert sum(1 for o in occupants if o["naics_code"] not in ("N/A", None)) >= 20
+    assert any(o["naics_title"] for o in occupants)
+    result = body["result"]
+    # Columbia Center, built 1985 (Seattle 2016 benchmarking).
+    assert result["address"].splitlines()[0].endswith("Year Built: 1985")
+    assert "Floors: 76" in result["address"]
+    assert "Total Space Available: Unknown" in result["address"]
+
+    king = nri_row("53033")
+    for hazard in HAZARDS:
+        expected = king[f"{hazard.nri_code}_RISKS"]
+        actual = result["perils"][hazard.field_name]
+        assert actual == (float(expected) if expected else None), hazard.code
+    assert result["Total_Score"] == float(king["RISK_SCORE"])
+    receipt = result["receipt"]
+    assert receipt["county_fips"] == "53033" and receipt["county_name"] == "King"
+    assert receipt["nri_version"].startswith("1.20")
+    assert receipt["geocode_match"] == "building" and receipt["geography_level"] == "county"
+    assert len(result["Top3_Scores_Combined"].splitlines()) == 3
+
+
+async def test_miami_has_hurricane_in_top3_and_null_avalanche(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "miami@example.com")
+    result = (await _look_up(client, user["headers"], "100 Biscayne Blvd, Miami, FL 33130")).json()["result"]
+    assert "Hurricane" in result["Top3_Scores_Combined"]
+    # Avalanche is 'Not Applicable' in Miami-Dade: null, never 0.
+    assert result["perils"]["AVLN_Score"] is None
+    assert result["ratings"]["AVLN"] == "Not Applicable"
+    assert result["receipt"]["geocode_match"] == "zip_centroid"
+
+
+async def test_rejected_input_is_not_charged(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "reject@example.com")
+    empty = await _look_up(client, user["headers"], "   ")
+    assert empty.status_code == 400 and empty.json()["error"] == "Please enter an address for single search"
+    no_zip = await _look_up(client, user["headers"], "701 5th Ave, Seattle")
+    assert no_zip.status_code == 400 and "ZIP code" in no_zip.json()["error"]
+    assert (await _stats(client, user["headers"]))["current_month_searches"] == 0
+
+
+async def test_quota_stops_a_regular_user_at_the_limit(client: AsyncClient, container: Container) -> None:
+    user = await sign_up_and_log_in(client, "quota@example.com")
+    limit = container.settings().monthly_search_limit
+    for _ in range(limit):
+        assert (await _look_up(client, user["headers"], "100 Biscayne Blvd, Miami, FL 33130")).status_code == 200
+    over = await _look_up(client, user["headers"], "100 Biscayne Blvd, Miami, FL 33130")
+    assert over.status_code == 429
+    assert "search limit reached" in over.json()["error"]
+    stats = await _stats(client, user["headers"])
+    assert stats["current_month_searches"] == limit and stats["remaining_searches"] == 0
+    assert stats["total_searches"] == limit and stats["last_search_date"] is not None
+
+
+async def test_admins_are_unlimited(client: AsyncClient, container: Container) -> None:
+    from domain.accounts import Role
+
+    user = await sign_up_and_log_in(client, "boss@example.com")
+    await container.accounts().set_role("boss@example.com", Role.ADMIN)
+    # The role travels in the access token, so the new one applies from the next token on.
+    token = (await client.post("/api/auth/refresh")).json()["access_token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    for _ in range(container.settings().monthly_search_limit + 2):
+        assert (await _look_up(client, headers, "100 Biscayne Blvd, Miami, FL 33130")).status_code == 200
+
+
+async def test_recent_searches_results_and_navigation_are_owner_scoped(client: AsyncClient) -> None:
+    alice = await sign_up_and_log_in(client, "alice@example.com")
+    bob = await sign_up_and_log_in(client, "bob@example.com")
+    first = (await _look_up(client, alice["headers"], SEATTLE)).json()["search_id"]
+    second = (await _look_up(client, alice["headers"], "100 Biscayne Blvd, Miami, FL 33130")).json()["search_id"]
+
+    recent = (await client.get("/api/recent-searches", headers=alice["headers"])).json()["searches"]
+    assert [s["search_id"] for s in recent] == [second, first]
+    assert recent[1]["address"] == SEATTLE and recent[1]["total_results"] >= 20
+    assert recent[1]["filtered_results"][0]["naics_code"]
+    assert recent[1]["result_data"]["Total_Score"] > 0
+    assert (await client.get("/api/recent-searches", headers=bob["headers"])).json()["searches"] == []
+
+    stored = (await client.get(f"/api/search-results/{second}", headers=alice["headers"])).json()
+    assert stored["previous_id"] == first and stored["next_id"] is None
+    older = (await client.get(f"/api/search-results/{first}", headers=alice["headers"])).json()
+    assert older["previous_id"] is None and older["next_id"] == second
+
+    assert (await client.get(f"/api/search-results/{first}", headers=bob["headers"])).status_code == 404
+    assert (await client.get(f"/api/search-results/{first}/export", headers=bob["headers"])).status_code == 404
+    assert (await client.get(f"/api/search-results/{first}")).status_code == 401
+
+
+async def test_export_of_one_result_is_grouped_csv(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "export@example.com")
+    search_id = (await _look_up(client, user["headers"], SEATTLE)).json()["search_id"]
+    response = await client.get(f"/api/search-results/{search_id}/export", headers=user["headers"])
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/csv")
+    assert "attachment" in response.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert list(rows[0]) == [
+        "address", "name", "vicinity", "types", "lat", "lng", "business_status",
+        "Total_Score", "Top3_Scores_Combined", "naics_code",
+    ]
+    assert rows[0]["address"].startswith("701 5th Ave") and all(r["address"] == "" for r in rows[1:])
+    assert len(rows) >= 20
