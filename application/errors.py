@@ -37,3 +37,7 @@ class TooManyRequests(ApplicationError):
 
 class QuotaExceeded(ApplicationError):
     pass
+
+
+class ProviderUnavailable(ApplicationError):
+    """A third-party data provider refused, failed or timed out; trying again later may work."""

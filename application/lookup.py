@@ -66,32 +66,36 @@ class LookupService:
         except AddressError as error:
             raise InvalidInput(error.message) from error
 
+    def _limit_for(self, caller: AccessClaims) -> int | None:
+        return None if caller.role is Role.ADMIN else self._monthly_limit
+
     async def charge(self, caller: AccessClaims) -> str:
-        """Reserve one search of this month; returns the month to release on failure."""
+        """Reserve one search of this month (a batch); returns the month to release on failure."""
         month = month_key(self._clock.now())
-        limit = None if caller.role is Role.ADMIN else self._monthly_limit
-        if not await self._quota.reserve(caller.user_id, month, limit):
+        if not await self._quota.reserve(caller.user_id, month, self._limit_for(caller)):
             raise QuotaExceeded(limit_reached_message(self._monthly_limit))
         return month
 
     async def look_up(self, caller: AccessClaims, text: str) -> dict[str, Any]:
         address = self.parse(text)  # rejected input is never charged
-        month = await self.charge(caller)
-        try:
-            result = await self.answer(address, query=text.strip())
-            search = StoredSearch(
-                id=result["search_id"],
-                user_id=caller.user_id,
-                kind=SINGLE,
-                address=text.strip(),
-                occupant_count=result["total_results"],
-                result=result,
-                created_at=self._clock.now(),
-            )
-            await self._searches.add(search)
-        except BaseException:
-            await self._quota.release(caller.user_id, month)
-            raise
+        month = month_key(self._clock.now())
+        limit = self._limit_for(caller)
+        # A cheap early refusal, so a user at the limit costs no provider calls...
+        if limit is not None and await self._searches.used(caller.user_id, month) >= limit:
+            raise QuotaExceeded(limit_reached_message(self._monthly_limit))
+        result = await self.answer(address, query=text.strip())
+        search = StoredSearch(
+            id=result["search_id"],
+            user_id=caller.user_id,
+            kind=SINGLE,
+            address=text.strip(),
+            occupant_count=result["total_results"],
+            result=result,
+            created_at=self._clock.now(),
+        )
+        # ...and the binding one: the charge and the stored search commit together, atomically.
+        if not await self._searches.add_charged(search, month, limit):
+            raise QuotaExceeded(limit_reached_message(self._monthly_limit))
         return result
 
     async def answer(self, address: ParsedAddress, query: str) -> dict[str, Any]:

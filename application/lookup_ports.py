@@ -45,6 +45,22 @@ class PlacesProvider(Protocol):
     async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Photo:
+    content: bytes
+    content_type: str  # always image/*
+
+
+class PhotoSource(Protocol):
+    """A place photo by the provider's reference, fetched server-side so no key reaches the browser."""
+
+    name: str
+
+    async def photo(self, reference: str, max_width: int) -> Photo:
+        """Raises NotFound when the provider has no such photo, ProviderUnavailable when it fails."""
+        ...
+
+
 class PropertyRecords(Protocol):
     name: str
 
@@ -69,6 +85,11 @@ class StoredSearch:
 
 class SearchStore(Protocol):
     async def add(self, search: StoredSearch) -> None: ...
+    async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
+        """Count one search against the month's quota and store it, in one transaction;
+        False (and nothing stored) when the limit is used up."""
+        ...
+    async def used(self, user_id: str, month: str) -> int: ...
     async def recent(self, user_id: str, limit: int) -> list[StoredSearch]: ...
     async def get(self, user_id: str, search_id: str) -> StoredSearch | None:
         """None when the search does not exist or belongs to someone else."""

@@ -19,14 +19,21 @@ from application.accounts import AccountPolicy, AccountService
 from application.external_sign_in import ExternalSignIn
 from application.lookup import LookupProviders, LookupService
 from adapters.address_parser import UsaddressParser
-from adapters.db.reference_repositories import (
+from adapters.reference_data.memory_index import (
     BuildingRecords,
     BusinessRegistryPlaces,
     NaicsTable,
     NriCountyScores,
+    ReferenceIndex,
     ZipCentroidGeocoder,
 )
 from adapters.db.search_repositories import SqlQuotaLedger, SqlSearchStore
+from adapters.providers.census_geocoder import CensusGeocoder
+from adapters.providers.common import new_http_client
+from adapters.providers.google_photos import GooglePlacePhotos
+from adapters.providers.google_places import GooglePlacesProvider
+from adapters.providers.yelp_fusion import YelpFusionProvider
+from application.photos import PlacePhotos
 from entrypoints.settings import Settings
 
 
@@ -95,22 +102,41 @@ class Container(containers.DeclarativeContainer):
     )
 
     # --- property lookup ---------------------------------------------------------
+    # One outgoing HTTP client for every third-party provider; closed on shutdown (http/app.py).
+    http_client = providers.Singleton(new_http_client, timeout_seconds=10.0)
+    reference_index = providers.Singleton(ReferenceIndex, sessions=session_factory)
     geocoder = providers.Selector(
         providers.Callable(lambda s: s.geocoder, settings),
-        embedded=providers.Singleton(ZipCentroidGeocoder, sessions=session_factory),
+        embedded=providers.Singleton(ZipCentroidGeocoder, index=reference_index),
+        census=providers.Singleton(
+            CensusGeocoder,
+            client=http_client,
+            fallback=providers.Singleton(ZipCentroidGeocoder, index=reference_index),
+        ),
     )
     places = providers.Selector(
         providers.Callable(lambda s: s.places_provider, settings),
-        registry=providers.Singleton(BusinessRegistryPlaces, sessions=session_factory),
+        registry=providers.Singleton(BusinessRegistryPlaces, index=reference_index),
+        google=providers.Singleton(
+            GooglePlacesProvider, client=http_client, api_key=settings.provided.google_maps_api_key
+        ),
+        yelp=providers.Singleton(YelpFusionProvider, client=http_client, api_key=settings.provided.yelp_api_key),
     )
+    # Photos come through the server with the Google key; without a key there is no photo source.
+    photo_source = providers.Singleton(
+        lambda key, client: GooglePlacePhotos(client(), key) if key else None,
+        settings.provided.google_maps_api_key,
+        http_client.provider,
+    )
+    place_photos = providers.Singleton(PlacePhotos, source=photo_source)
     lookup_providers = providers.Singleton(
         LookupProviders,
         parser=providers.Singleton(UsaddressParser),
         geocoder=geocoder,
         places=places,
-        perils=providers.Singleton(NriCountyScores, sessions=session_factory),
-        buildings=providers.Singleton(BuildingRecords, sessions=session_factory),
-        naics=providers.Singleton(NaicsTable, sessions=session_factory),
+        perils=providers.Singleton(NriCountyScores, index=reference_index),
+        buildings=providers.Singleton(BuildingRecords, index=reference_index),
+        naics=providers.Singleton(NaicsTable, index=reference_index),
     )
     search_store = providers.Singleton(SqlSearchStore, sessions=session_factory)
     quota_ledger = providers.Singleton(SqlQuotaLedger, sessions=session_factory)

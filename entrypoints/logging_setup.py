@@ -32,3 +32,5 @@ def configure_logging(level: str = "INFO") -> None:
     root.setLevel(level)
     # The access log above replaces uvicorn's own.
     logging.getLogger("uvicorn.access").disabled = True
+    # httpx logs each request URL at INFO, and Google's key travels in the query string.
+    logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -10,6 +10,8 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SECRET = "dev-only-secret-change-me-in-production-please"
 OIDC_PROVIDERS = ("google", "github", "facebook", "x")
+GEOCODERS = ("embedded", "census")
+PLACES_PROVIDERS = ("registry", "google", "yelp")
 
 
 class SettingsError(RuntimeError):
@@ -102,6 +104,17 @@ class Settings:
             raise SettingsError("PERILSCOPE_SECRET_KEY must be at least 32 characters long.")
         if self.access_token_minutes > 50:
             raise SettingsError("Access tokens may live at most 50 minutes.")
+        if self.geocoder not in GEOCODERS:
+            raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
+        if self.places_provider not in PLACES_PROVIDERS:
+            raise SettingsError(
+                f"PERILSCOPE_PLACES_PROVIDER must be one of {', '.join(PLACES_PROVIDERS)}, "
+                f"not {self.places_provider!r}."
+            )
+        if self.places_provider == "google" and not self.google_maps_api_key:
+            raise SettingsError("PERILSCOPE_PLACES_PROVIDER=google needs GOOGLE_MAPS_API_KEY (a Places API key).")
+        if self.places_provider == "yelp" and not self.yelp_api_key:
+            raise SettingsError("PERILSCOPE_PLACES_PROVIDER=yelp needs YELP_API_KEY (a Yelp Fusion API key).")
 
 
 def _oidc_clients(get) -> tuple[OidcClient, ...]:  # noqa: ANN001

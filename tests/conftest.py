@@ -103,9 +103,20 @@ async def connection(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
             await transaction.rollback()
 
 
+@pytest.fixture(scope="session")
+def reference_index(engine: AsyncEngine):  # noqa: ANN201
+    """Loaded once per database: the reference tables do not change during a run."""
+    from adapters.reference_data.memory_index import ReferenceIndex
+
+    return ReferenceIndex(create_session_factory(engine))
+
+
 @pytest.fixture
-def container(migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection) -> Container:
+def container(
+    migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection, reference_index
+) -> Container:  # noqa: ANN001
     container = build_container(test_settings(migrated_database_url))
+    container.reference_index.override(reference_index)
     container.engine.override(engine)
     container.session_factory.override(create_session_factory(connection))
     # A cheap argon2 cost keeps the suite fast; the production parameters are tested on their own.

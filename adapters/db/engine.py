@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from sqlalchemy import event
@@ -41,6 +42,22 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "begin")
     def on_begin(connection) -> None:  # noqa: ANN001
         connection.exec_driver_sql("BEGIN")
+
+
+class _NoLock:
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+def write_lock_for(bind: AsyncEngine | AsyncConnection):  # noqa: ANN201
+    """SQLite takes one writer at a time; queueing writers here instead of in its busy
+    handler (which sleeps and retries) keeps the slowest requests from waiting seconds."""
+    if bind.dialect.name == "sqlite":
+        return asyncio.Lock()
+    return _NoLock()
 
 
 def create_session_factory(bind: AsyncEngine | AsyncConnection) -> async_sessionmaker[AsyncSession]:

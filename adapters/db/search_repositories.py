@@ -4,14 +4,44 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import MonthlyUsageRow, SearchRow
+from adapters.db.engine import write_lock_for
 from application.lookup_ports import StoredSearch
 
 Sessions = async_sessionmaker[AsyncSession]
+
+
+def _insert_search(search: StoredSearch):  # noqa: ANN202
+    # A Core insert: no ORM identity map or unit-of-work flush on the lookup's hot path.
+    return insert(SearchRow).values(
+        id=search.id,
+        user_id=search.user_id,
+        kind=search.kind,
+        address=search.address[:500],
+        occupant_count=search.occupant_count,
+        result_json=json.dumps(search.result, separators=(",", ":")) if search.result is not None else None,
+        created_at=search.created_at,
+    )
+
+
+async def charge_one(session: AsyncSession, user_id: str, month: str, limit: int | None) -> bool:
+    """One conditional UPDATE counts a search, so concurrent requests can never overspend."""
+    insert_row = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+    await session.execute(
+        insert_row(MonthlyUsageRow).values(user_id=user_id, month=month, used=0).on_conflict_do_nothing()
+    )
+    charge = (
+        update(MonthlyUsageRow)
+        .where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
+        .values(used=MonthlyUsageRow.used + 1)
+    )
+    if limit is not None:
+        charge = charge.where(MonthlyUsageRow.used < limit)
+    return (await session.execute(charge.returning(MonthlyUsageRow.used))).first() is not None
 
 
 def _stored(row: SearchRow) -> StoredSearch:
@@ -29,21 +59,28 @@ def _stored(row: SearchRow) -> StoredSearch:
 class SqlSearchStore:
     def __init__(self, sessions: Sessions) -> None:
         self._sessions = sessions
+        self._write_lock = write_lock_for(sessions.kw["bind"])
 
     async def add(self, search: StoredSearch) -> None:
-        async with self._sessions() as session:
-            session.add(
-                SearchRow(
-                    id=search.id,
-                    user_id=search.user_id,
-                    kind=search.kind,
-                    address=search.address[:500],
-                    occupant_count=search.occupant_count,
-                    result_json=json.dumps(search.result, separators=(",", ":")) if search.result is not None else None,
-                    created_at=search.created_at,
-                )
-            )
+        async with self._write_lock, self._sessions() as session:
+            await session.execute(_insert_search(search))
             await session.commit()
+
+    async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
+        async with self._write_lock, self._sessions() as session:
+            if not await charge_one(session, search.user_id, month, limit):
+                await session.rollback()
+                return False
+            await session.execute(_insert_search(search))
+            await session.commit()
+        return True
+
+    async def used(self, user_id: str, month: str) -> int:
+        async with self._sessions() as session:
+            used = await session.scalar(
+                select(MonthlyUsageRow.used).where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
+            )
+        return used or 0
 
     async def recent(self, user_id: str, limit: int) -> list[StoredSearch]:
         async with self._sessions() as session:
@@ -73,25 +110,12 @@ class SqlSearchStore:
 
 
 class SqlQuotaLedger:
-    """One conditional UPDATE counts a search, so concurrent lookups can never overspend."""
-
     def __init__(self, sessions: Sessions) -> None:
         self._sessions = sessions
 
     async def reserve(self, user_id: str, month: str, limit: int | None) -> bool:
         async with self._sessions() as session:
-            insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
-            await session.execute(
-                insert(MonthlyUsageRow).values(user_id=user_id, month=month, used=0).on_conflict_do_nothing()
-            )
-            charge = (
-                update(MonthlyUsageRow)
-                .where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
-                .values(used=MonthlyUsageRow.used + 1)
-            )
-            if limit is not None:
-                charge = charge.where(MonthlyUsageRow.used < limit)
-            granted = (await session.execute(charge.returning(MonthlyUsageRow.used))).first() is not None
+            granted = await charge_one(session, user_id, month, limit)
             await session.commit()
         return granted
 

@@ -42,6 +42,9 @@ def create_app(container: Container) -> Litestar:
     async def dispose_engine() -> None:
         await container.engine().dispose()
 
+    async def close_http_client() -> None:
+        await container.http_client().aclose()
+
     app = Litestar(
         route_handlers=[*ROUTE_HANDLERS, swagger_assets, *spa_routes(settings.web_dist)],
         dependencies=DEPENDENCIES,
@@ -49,8 +52,9 @@ def create_app(container: Container) -> Litestar:
         middleware=[request_id_middleware],
         openapi_config=openapi_config(),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
-        on_shutdown=[dispose_engine],
+        on_shutdown=[dispose_engine, close_http_client],
         debug=False,
+        logging_config=None,  # our JSON logging (entrypoints/logging_setup.py) stays in charge
     )
     app.state.container = container
     return app

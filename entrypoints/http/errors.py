@@ -16,6 +16,7 @@ from application.errors import (
     InvalidInput,
     NotAuthenticated,
     NotFound,
+    ProviderUnavailable,
     QuotaExceeded,
     TooManyRequests,
 )
@@ -31,6 +32,7 @@ STATUS_BY_ERROR: dict[type[ApplicationError], int] = {
     Conflict: 409,
     QuotaExceeded: 429,
     TooManyRequests: 429,
+    ProviderUnavailable: 503,
 }
 
 

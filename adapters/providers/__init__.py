@@ -1,0 +1,1 @@
+"""Third-party data providers over httpx: US Census geocoder, Google Places, Yelp Fusion."""

@@ -1,0 +1,68 @@
+"""A throwaway PerilScope server for benchmarks: temp SQLite database, migrated, data loaded."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+PERILSCOPE = str(Path(sys.executable).parent / "perilscope")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def running_server(workers: int = 1):
+    """Yields (base_url, env); the server and its database are gone afterwards."""
+    with tempfile.TemporaryDirectory(prefix="perilscope-bench-") as tmp:
+        port = free_port()
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite+aiosqlite:///{tmp}/bench.db",
+            "PERILSCOPE_ENV": "test",
+            "PERILSCOPE_LOG_LEVEL": "WARNING",
+        }
+        subprocess.run([PERILSCOPE, "db", "upgrade"], env=env, check=True, capture_output=True, cwd=ROOT)
+        subprocess.run([PERILSCOPE, "data", "load"], env=env, check=True, capture_output=True, cwd=ROOT)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "entrypoints.asgi:app", "--host", "127.0.0.1", "--port", str(port),
+             "--workers", str(workers), "--no-access-log", "--log-level", "warning"],
+            env=env, cwd=ROOT,
+        )
+        base_url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    if httpx.get(f"{base_url}/ready", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            else:
+                raise RuntimeError("server did not become ready")
+            yield base_url, env
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+
+
+def admin_token(base_url: str, env: dict[str, str]) -> str:
+    """An administrator (no monthly limit), so the benchmark measures lookups, not the quota."""
+    email, password = "bench@example.com", "Bench!pass1"
+    subprocess.run([PERILSCOPE, "users", "create-admin", email, "--password", password], env=env, check=True,
+                   capture_output=True, cwd=ROOT)
+    response = httpx.post(f"{base_url}/api/auth/login", json={"email": email, "password": password})
+    response.raise_for_status()
+    return response.json()["access_token"]

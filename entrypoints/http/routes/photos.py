@@ -1,0 +1,36 @@
+"""Place photos through the server: the maps key stays on the server (DESIGN.md, "No secret in the browser")."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Request, Response, get
+from litestar.params import Parameter
+
+from application.photos import DEFAULT_WIDTH, PlacePhotos
+from entrypoints.http.dependencies import Claims, container_of
+
+PHOTO_CACHE_CONTROL = "private, max-age=86400"
+
+
+@get(
+    "/api/place-photo",
+    tags=["search"],
+    summary="A place photo by its photo_reference (signed-in callers; the image only, never the key)",
+)
+async def place_photo(
+    request: Request,
+    claims: Claims,
+    ref: Annotated[str, Parameter(query="ref", max_length=2000)] = "",
+    maxwidth: Annotated[int, Parameter(query="maxwidth")] = DEFAULT_WIDTH,
+) -> Response[bytes]:
+    photos: PlacePhotos = container_of(request).place_photos()
+    photo = await photos.photo(claims, ref, maxwidth)
+    return Response(
+        photo.content,
+        media_type=photo.content_type,
+        headers={"Cache-Control": PHOTO_CACHE_CONTROL, "X-Content-Type-Options": "nosniff"},
+    )
+
+
+ROUTES = [place_photo]
