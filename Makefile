@@ -58,7 +58,7 @@ browser: ## Debian's chromium for the browser tests
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
 test-python: $(VENV_STAMP) ## Python tests (SQLite and PostgreSQL; Redis)
-	$(PY) -m pytest -q -p no:logging
+	$(PY) -m pytest -q
 
 test-web: $(WEB_STAMP) ## Vitest unit tests of the web app
 	cd web && npm test

@@ -89,9 +89,7 @@ class AccountService:
         email = normalize_email(email)
         if not is_valid_email(email):
             raise InvalidInput("Please enter a valid email address")
-        unmet = unmet_password_rules(password)
-        if unmet:
-            raise InvalidInput("Please ensure all password requirements are met: " + ", ".join(unmet))
+        _require_strong_password(password)
         password_hash = await self._hasher.hash(password)
         user = User(
             id=str(uuid.uuid4()),
@@ -248,9 +246,7 @@ class AccountService:
         )
 
     async def reset_password(self, token: str, new_password: str) -> None:
-        unmet = unmet_password_rules(new_password)
-        if unmet:
-            raise InvalidInput("Please ensure all password requirements are met: " + ", ".join(unmet))
+        _require_strong_password(new_password)
         now = self._clock.now()
         new_hash = await self._hasher.hash(new_password)
         async with self._uow() as uow:
@@ -264,9 +260,7 @@ class AccountService:
             await uow.commit()
 
     async def change_password(self, user_id: str, current_password: str, new_password: str) -> None:
-        unmet = unmet_password_rules(new_password)
-        if unmet:
-            raise InvalidInput("Please ensure all password requirements are met: " + ", ".join(unmet))
+        _require_strong_password(new_password)
         async with self._uow() as uow:
             user = await uow.users.by_id(user_id)
         if user is None:
@@ -337,6 +331,12 @@ class AccountService:
     async def create_admin(self, email: str, password: str) -> User:
         user = await self.sign_up(email, password)
         return await self.set_role(user.email, Role.ADMIN)
+
+
+def _require_strong_password(password: str) -> None:
+    unmet = unmet_password_rules(password)
+    if unmet:
+        raise InvalidInput("Please ensure all password requirements are met: " + ", ".join(unmet))
 
 
 def _clean_name(name: str | None) -> str | None:
