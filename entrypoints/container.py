@@ -16,6 +16,7 @@ from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.passwords import Argon2PasswordHasher
 from application.accounts import AccountPolicy, AccountService
+from application.contact import ContactService
 from application.external_sign_in import ExternalSignIn
 from application.lookup import LookupProviders, LookupService
 from adapters.address_parser import UsaddressParser
@@ -85,6 +86,13 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         policy=account_policy,
         dummy_hash=providers.Singleton(lambda hasher: hasher.hash_of_random_password(), password_hasher),
+    )
+
+    contact = providers.Singleton(
+        ContactService,
+        mailer=mailer,
+        recipients=settings.provided.contact_recipients,
+        limiter=providers.Singleton(SlidingWindowLimiter, max_failures=5, window_seconds=3600),
     )
 
     external_identity = providers.Singleton(

@@ -44,6 +44,7 @@ class Settings:
     smtp_password: str | None = None
     smtp_starttls: bool = True
     mail_from: str = "PerilScope <no-reply@perilscope.local>"
+    contact_recipients: tuple[str, ...] = ("sales@perilscope.local", "support@perilscope.local")
     oidc_clients: tuple[OidcClient, ...] = field(default_factory=tuple)
     geocoder: str = "embedded"  # or 'census'
     places_provider: str = "registry"  # or 'google', 'yelp'
@@ -84,6 +85,10 @@ class Settings:
             smtp_password=get("SMTP_PASSWORD"),
             smtp_starttls=get("SMTP_STARTTLS", "true").lower() in {"1", "true", "yes"},
             mail_from=get("PERILSCOPE_MAIL_FROM", defaults.mail_from),
+            contact_recipients=tuple(
+                a.strip() for a in get("PERILSCOPE_CONTACT_RECIPIENTS", ",".join(defaults.contact_recipients)).split(",")
+                if a.strip()
+            ),
             oidc_clients=_oidc_clients(get),
             geocoder=get("PERILSCOPE_GEOCODER", defaults.geocoder),
             places_provider=get("PERILSCOPE_PLACES_PROVIDER", defaults.places_provider),

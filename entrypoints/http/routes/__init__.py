@@ -1,5 +1,12 @@
 """Every HTTP route of the app; a feature adds its module's ROUTES here."""
 
-from entrypoints.http.routes import auth, health, oidc, photos, searches
+from entrypoints.http.routes import auth, contact, health, oidc, photos, searches
 
-ROUTE_HANDLERS = [*health.ROUTES, *auth.ROUTES, *oidc.ROUTES, *searches.ROUTES, *photos.ROUTES]
+ROUTE_HANDLERS = [
+    *health.ROUTES,
+    *auth.ROUTES,
+    *oidc.ROUTES,
+    *searches.ROUTES,
+    *photos.ROUTES,
+    *contact.ROUTES,
+]

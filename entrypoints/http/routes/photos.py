@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Request, Response, get
-from litestar.params import Parameter
+from litestar.params import QueryParameter
 
 from application.photos import DEFAULT_WIDTH, PlacePhotos
 from entrypoints.http.dependencies import Claims, container_of
@@ -21,8 +21,8 @@ PHOTO_CACHE_CONTROL = "private, max-age=86400"
 async def place_photo(
     request: Request,
     claims: Claims,
-    ref: Annotated[str, Parameter(query="ref", max_length=2000)] = "",
-    maxwidth: Annotated[int, Parameter(query="maxwidth")] = DEFAULT_WIDTH,
+    ref: Annotated[str, QueryParameter(max_length=2000)] = "",
+    maxwidth: Annotated[int, QueryParameter()] = DEFAULT_WIDTH,
 ) -> Response[bytes]:
     photos: PlacePhotos = container_of(request).place_photos()
     photo = await photos.photo(claims, ref, maxwidth)

@@ -1,0 +1,33 @@
+"""The contact form: a visitor's message goes to the company's configured recipients."""
+
+from __future__ import annotations
+
+from application.errors import InvalidInput, TooManyRequests
+from application.ports import AttemptLimiter, Mailer, OutgoingMail
+from domain.accounts import is_valid_email, normalize_email
+
+MAX_MESSAGE_CHARS = 5000
+MAX_SUBJECT_CHARS = 200
+TOO_MANY_MESSAGES = "You have sent several messages in a short time. Please try again later."
+
+
+class ContactService:
+    def __init__(self, mailer: Mailer, recipients: tuple[str, ...], limiter: AttemptLimiter) -> None:
+        self._mailer = mailer
+        self._recipients = recipients
+        self._limiter = limiter
+
+    async def send(self, subject: str, body: str, client: str, reply_to: str | None = None) -> None:
+        """The recipients come from settings; a `to_email` chosen by the client is never used."""
+        subject, body = subject.strip(), body.strip()
+        if not subject or not body:
+            raise InvalidInput("Please fill in every field of the form.")
+        if len(body) > MAX_MESSAGE_CHARS or len(subject) > MAX_SUBJECT_CHARS:
+            raise InvalidInput(f"Your message is too long: please keep it under {MAX_MESSAGE_CHARS} characters.")
+        if reply_to is not None and not is_valid_email(normalize_email(reply_to)):
+            raise InvalidInput("Please enter a valid email address")
+        if self._limiter.blocked(client):
+            raise TooManyRequests(TOO_MANY_MESSAGES)
+        self._limiter.record_failure(client)  # every message counts towards the window
+        for recipient in self._recipients:
+            await self._mailer.send(OutgoingMail(to=recipient, subject=f"[Contact] {subject}", body=body))

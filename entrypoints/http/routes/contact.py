@@ -1,0 +1,29 @@
+"""POST /api/send-email: the public contact form (SPEC §7), through the Mailer port."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from litestar import Request, post
+from litestar.params import JSONBody
+
+from application.contact import MAX_MESSAGE_CHARS
+from entrypoints.http.dependencies import container_of
+
+
+class ContactBody(msgspec.Struct):
+    subject: Annotated[str, msgspec.Meta(max_length=300)]
+    body: Annotated[str, msgspec.Meta(max_length=MAX_MESSAGE_CHARS + 500)]
+    to_email: Annotated[str, msgspec.Meta(max_length=254)] | None = None  # accepted, never used
+    reply_to: Annotated[str, msgspec.Meta(max_length=254)] | None = None
+
+
+@post("/api/send-email", tags=["contact"], status_code=200, summary="Send a contact message to the company")
+async def send_email(request: Request, data: JSONBody[ContactBody]) -> dict[str, str]:
+    client = request.client.host if request.client else "unknown"
+    await container_of(request).contact().send(data.subject, data.body, client, data.reply_to)
+    return {"status": "success", "message": "Message sent successfully!"}
+
+
+ROUTES = [send_email]
