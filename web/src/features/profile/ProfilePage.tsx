@@ -152,7 +152,9 @@ export default function ProfilePage() {
           <div className="button-row">
             {editing ? (
               <>
-                <button type="submit" className="btn btn-primary" disabled={saving}>
+                {/* Distinct keys: reusing the Edit button's element as the submit button would
+                    let the click that started editing submit the form at once. */}
+                <button key="save" type="submit" className="btn btn-primary" disabled={saving}>
                   {saving ? 'Saving...' : 'Save Changes'}
                 </button>
                 <button type="button" className="btn btn-outline" onClick={cancelEdit} disabled={saving}>
@@ -160,7 +162,7 @@ export default function ProfilePage() {
                 </button>
               </>
             ) : (
-              <button type="button" className="btn btn-primary" onClick={startEdit}>
+              <button key="edit" type="button" className="btn btn-primary" onClick={startEdit}>
                 Edit Profile
               </button>
             )}
