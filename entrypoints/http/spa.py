@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from litestar import Request, Response, get
+from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import NotFoundException
 from litestar.params import FromPath
 from litestar.response import File
@@ -52,7 +53,7 @@ def spa_routes(dist: Path) -> list:
         path="/assets",
         directories=[dist / "assets"],
         name="web-assets",
-        # Vite puts a content hash in every asset name, so they never change.
-        cache_control=None,
+        # Vite puts a content hash in every asset name, so a file never changes.
+        cache_control=CacheControlHeader(max_age=31_536_000, public=True, immutable=True),
     )
     return [assets, index_page, spa_fallback]

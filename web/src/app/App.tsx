@@ -1,14 +1,13 @@
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
-import { Spinner } from '../components/Spinner';
 import { selectInitialized } from '../features/auth/authSlice';
 import { initSession, setSessionNavigator } from '../features/auth/session';
 import { useAppDispatch, useAppSelector } from './hooks';
 import { AppRoutes } from './router';
 
 /**
- * The app: on start it asks the server for a session (refresh cookie) and
- * shows a small loading state until that first check is done.
+ * The app: on start it asks the server for a session (refresh cookie). The shell and public
+ * pages render straight away, so nothing jumps when the answer arrives.
  */
 export function App() {
   const dispatch = useAppDispatch();
@@ -34,13 +33,6 @@ export function App() {
     return () => setSessionNavigator(null);
   }, [navigate]);
 
-  if (!initialized) {
-    return (
-      <div className="app-loading">
-        <span className="brand-mark brand-mark-lg" aria-hidden="true" />
-        <Spinner label="Loading PerilScope..." />
-      </div>
-    );
-  }
+  // Public pages render at once; private ones wait for the session check in their guard.
   return <AppRoutes />;
 }

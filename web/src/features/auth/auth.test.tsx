@@ -231,7 +231,9 @@ describe('Private routes', () => {
   it('on start, a valid refresh cookie restores the session (e.g. after third-party sign-in)', async () => {
     db.refreshCookie = ANN.email;
     const { store } = renderApp({ route: '/data-processing?signed_in=1' });
-    expect(screen.getByText('Loading PerilScope...')).toBeInTheDocument();
+    // The shell is there at once; the private page waits for the session check instead of redirecting.
+    expect(screen.getByRole('banner')).toBeInTheDocument();
+    expect(location()).toHaveTextContent('/data-processing');
     expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
     expect(store.getState().auth.user?.email).toBe(ANN.email);
     expect(callCount('/api/auth/refresh')).toBe(1);

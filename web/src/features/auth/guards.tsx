@@ -1,12 +1,15 @@
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
 import { useAppSelector } from '../../app/hooks';
-import { selectIsAdmin, selectUser } from './authSlice';
+import { PageSpinner } from '../../components/Spinner';
+import { selectInitialized, selectIsAdmin, selectUser } from './authSlice';
 
 /** Signed-out visitors go to /login and come back after signing in. */
 export function RequireAuth({ children }: { children: ReactNode }) {
   const user = useAppSelector(selectUser);
+  const initialized = useAppSelector(selectInitialized);
   const location = useLocation();
+  if (!initialized) return <PageSpinner />;
   if (!user) {
     return (
       <Navigate
@@ -23,7 +26,9 @@ export function RequireAuth({ children }: { children: ReactNode }) {
 export function RequireAdmin({ children }: { children: ReactNode }) {
   const user = useAppSelector(selectUser);
   const isAdmin = useAppSelector(selectIsAdmin);
+  const initialized = useAppSelector(selectInitialized);
   const location = useLocation();
+  if (!initialized) return <PageSpinner />;
   if (!user) {
     return (
       <Navigate
