@@ -10,6 +10,9 @@ import { getAccessToken, redirectToLogin, refreshSession } from '../features/aut
 import { apiUrl } from './url';
 import type {
   ChangePasswordRequest,
+  NearbySearchResponse,
+  RecentSearchesResponse,
+  StoredSearchResponse,
   LoginRequest,
   ProvidersResponse,
   ResetPasswordRequest,
@@ -25,6 +28,9 @@ import type {
   UserResponse,
   VerifyTokenResponse,
 } from './types';
+
+/** SPEC §7/§9: a single search may take up to 180000 ms. */
+export const SINGLE_SEARCH_TIMEOUT_MS = 180_000;
 
 /** Extra per-request option: the bearer token to send (set by baseQueryWithReauth). */
 interface AuthExtra {
@@ -93,7 +99,7 @@ export const baseQueryWithReauth: BaseQueryFn<string | FetchArgs, unknown, Fetch
 export const api = createApi({
   reducerPath: 'api',
   baseQuery: baseQueryWithReauth,
-  tagTypes: ['Me', 'SearchStats', 'Providers'],
+  tagTypes: ['Me', 'SearchStats', 'Providers', 'Searches'],
   endpoints: (build) => ({
     login: build.mutation<SessionResponse, LoginRequest>({
       query: (body) => ({ url: '/api/auth/login', method: 'POST', body }),
@@ -155,6 +161,23 @@ export const api = createApi({
       query: () => '/api/auth/providers',
       providesTags: ['Providers'],
     }),
+    // A mutation, though it is a GET: each call is a new, charged search (never served from cache).
+    nearbySearch: build.mutation<NearbySearchResponse, string>({
+      query: (address) => ({
+        url: `/api/nearby-search?address=${encodeURIComponent(address)}`,
+        timeout: SINGLE_SEARCH_TIMEOUT_MS,
+      }),
+      invalidatesTags: ['Searches', 'SearchStats'],
+    }),
+    getRecentSearches: build.query<RecentSearchesResponse['searches'], void>({
+      query: () => '/api/recent-searches',
+      transformResponse: (response: RecentSearchesResponse) => response.searches,
+      providesTags: ['Searches'],
+    }),
+    getSearchResult: build.query<StoredSearchResponse, string>({
+      query: (id) => `/api/search-results/${encodeURIComponent(id)}`,
+      providesTags: (_result, _error, id) => [{ type: 'Searches', id }],
+    }),
   }),
 });
 
@@ -171,4 +194,7 @@ export const {
   useGetSearchStatsQuery,
   useVerifyTokenMutation,
   useGetProvidersQuery,
+  useNearbySearchMutation,
+  useGetRecentSearchesQuery,
+  useGetSearchResultQuery,
 } = api;

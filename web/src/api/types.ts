@@ -96,3 +96,78 @@ export interface AuthProvider {
 export interface ProvidersResponse {
   providers: AuthProvider[];
 }
+
+// --- property lookup (GET /api/nearby-search, /api/recent-searches, /api/search-results/{id}) ---
+
+export interface Occupant {
+  name: string;
+  vicinity: string;
+  types: string[] | string;
+  business_status: string;
+  lat: number | null;
+  lng: number | null;
+  naics_code: string;
+  naics_title?: string | null;
+  photo_reference?: string | null;
+}
+
+export interface ScoreReceipt {
+  nri_version: string | null;
+  county_fips: string | null;
+  county_name: string | null;
+  state: string | null;
+  geography_level: string | null;
+  geocode_match: string;
+  lat: number | null;
+  lng: number | null;
+  providers: Record<string, string | null>;
+  scored_at: string;
+}
+
+export interface SearchResult {
+  search_id: string;
+  query: string;
+  address: string;
+  timestamp: string;
+  occupants: Occupant[];
+  total_results: number;
+  perils: Record<string, number | null>;
+  ratings: Record<string, string | null>;
+  Total_Score: number | null;
+  Top3_Scores_Combined: string;
+  naics_code: string;
+  types: string[];
+  business_status: string;
+  extra_info: { photos: { photo_reference: string }[]; rating: number | null };
+  vacancies: number | null;
+  rental_rate: string | null;
+  receipt: ScoreReceipt;
+}
+
+export interface RecentSearch {
+  search_id: string;
+  address: string;
+  timestamp: string;
+  total_results: number;
+  filtered_results: Occupant[];
+  result_data: SearchResult | null;
+}
+
+export interface NearbySearchResponse {
+  status: string;
+  search_id: string;
+  data: Occupant[];
+  result: SearchResult;
+}
+
+export interface RecentSearchesResponse {
+  status: string;
+  searches: RecentSearch[];
+}
+
+export interface StoredSearchResponse {
+  status: string;
+  search: RecentSearch;
+  previous_id: string | null;
+  next_id: string | null;
+}

@@ -13,6 +13,7 @@ const ProfilePage = lazy(() => import('../features/profile/ProfilePage'));
 const SettingsPage = lazy(() => import('../features/profile/SettingsPage'));
 const DashboardPage = lazy(() => import('../features/dashboard/DashboardPage'));
 const NotFound = lazy(() => import('../features/layout/NotFound'));
+const SearchResultPage = lazy(() => import('../features/searchResult/SearchResultPage'));
 
 const PRODUCT_TITLES: Record<string, string> = {
   commercial: 'Commercial Property & Casualty',
@@ -67,11 +68,7 @@ export function AppRoutes() {
           path="search-result/:id"
           element={
             <RequireAuth>
-              <PlaceholderPage
-                title="Search Result"
-                description="Address overview, building details, risk analysis and occupants."
-                back={{ to: '/data-processing', label: 'Back to Search List' }}
-              />
+              <SearchResultPage />
             </RequireAuth>
           }
         />

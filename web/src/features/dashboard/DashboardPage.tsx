@@ -4,9 +4,18 @@ import { useAppSelector } from '../../app/hooks';
 import { Banner } from '../../components/Banner';
 import { usePageTitle } from '../../components/usePageTitle';
 import { selectRole, selectUser } from '../auth/authSlice';
+import { useGetRecentSearchesQuery } from '../../api/api';
+import { LookupPanel } from '../search/LookupPanel';
+import { RecentSearches } from '../search/RecentSearches';
+import { splitRecent } from '../search/resultView';
 import { SearchStatsPanel } from './SearchStatsPanel';
 
-/** /data-processing: the signed-in dashboard. Search and batch tools arrive with the next issue. */
+function errorText(error: unknown): string {
+  const data = (error as { data?: { error?: string } }).data;
+  return data?.error ?? 'the server did not answer';
+}
+
+/** /data-processing: search statistics, the single lookup, and recent searches. */
 export default function DashboardPage() {
   usePageTitle('Dashboard');
   const user = useAppSelector(selectUser);
@@ -25,6 +34,11 @@ export default function DashboardPage() {
   }, [justSignedIn, navigate, location.pathname]);
 
   const name = user?.displayName || user?.email || '';
+  // Data reloads on every route change (SPEC §2): refetch when the page mounts.
+  const { data: searches = [], isLoading: recentLoading, error: recentError } = useGetRecentSearchesQuery(undefined, {
+    refetchOnMountOrArgChange: true,
+  });
+  const { latest, others } = splitRecent(searches);
 
   return (
     <div className="page">
@@ -33,17 +47,12 @@ export default function DashboardPage() {
         <p className="muted">Welcome back{name ? `, ${name}` : ''}. Look up a property or process a batch of addresses.</p>
       </header>
       {justSignedIn && <Banner kind="success">You are signed in.</Banner>}
+      {recentError && <Banner kind="error">Error loading recent searches: {errorText(recentError)}</Banner>}
       <div className="dashboard-grid">
         <SearchStatsPanel role={role} />
-        <section className="card" aria-labelledby="lookup-title">
-          <h2 id="lookup-title" className="card-title">
-            Single Property Lookup
-          </h2>
-          <p className="muted">
-            Address search, CSV batch processing, recent searches and export history arrive in the next release.
-          </p>
-        </section>
+        <LookupPanel />
       </div>
+      <RecentSearches latest={latest} others={others} loading={recentLoading} />
     </div>
   );
 }

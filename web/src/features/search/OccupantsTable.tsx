@@ -1,0 +1,39 @@
+import type { Occupant } from '../../api/types';
+import { isUnknown, operations } from './resultView';
+
+/** SPEC §2 'Occupant Detail': Occupant, Operations, NAICS Code (with its title as a tooltip). */
+export function OccupantsTable({ occupants, caption }: { occupants: Occupant[]; caption?: string }) {
+  if (occupants.length === 0) return <p className="muted">No occupants on record at this address.</p>;
+  return (
+    <div className="table-scroll occupant-scroll">
+      <table className="table" aria-label="Occupants">
+        {caption && <caption className="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            <th scope="col">Occupant</th>
+            <th scope="col">Operations</th>
+            <th scope="col">NAICS Code</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {occupants.map((o, i) => (
+            <tr key={`${o.name}-${i}`}>
+              <td>{isUnknown(o.name) ? 'N/A' : o.name}</td>
+              <td>{operations(o)}</td>
+              <td title={o.naics_title ?? undefined}>
+                {isUnknown(o.naics_code) ? 'N/A' : o.naics_code}
+                {o.naics_title && <span className="muted small naics-title"> {o.naics_title}</span>}
+              </td>
+              <td>
+                <span className={`status-badge ${o.business_status === 'OPERATIONAL' ? 'status-ok' : 'status-other'}`}>
+                  {isUnknown(o.business_status) ? '—' : o.business_status}
+                </span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

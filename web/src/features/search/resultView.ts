@@ -1,0 +1,158 @@
+import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
+import type { Occupant, RecentSearch } from '../../api/types';
+
+/** The 18 geo perils in the order of the data dictionary (SPEC §2 /docs/features). */
+export const HAZARDS: { code: string; name: string }[] = [
+  { code: 'AVLN', name: 'Avalanche' }, { code: 'CFLD', name: 'Coastal Flooding' }, { code: 'CWAV', name: 'Cold Wave' },
+  { code: 'DRGT', name: 'Drought' }, { code: 'ERQK', name: 'Earthquake' }, { code: 'HAIL', name: 'Hail' },
+  { code: 'HWAV', name: 'Heat Wave' }, { code: 'HRCN', name: 'Hurricane' }, { code: 'ISTM', name: 'Ice Storm' },
+  { code: 'LNDS', name: 'Landslide' }, { code: 'LTNG', name: 'Lightning' }, { code: 'RFLD', name: 'Riverine Flooding' },
+  { code: 'SWND', name: 'Strong Wind' }, { code: 'TRND', name: 'Tornado' }, { code: 'TSUN', name: 'Tsunami' },
+  { code: 'VLCN', name: 'Volcanic Activity' }, { code: 'WFIR', name: 'Wildfire' }, { code: 'WNTW', name: 'Winter Weather' },
+];
+
+export const ADDRESS_UNKNOWN = 'Address Unknown';
+export const NO_RESULTS = 'No results found for this address';
+export const LIMIT_MESSAGE =
+  'You have reached your monthly search limit (10 searches/month). Please contact an administrator to upgrade your account.';
+
+export interface AddressText {
+  address: string;
+  details: [string, string][];
+  vacancies: number | null;
+  rentalRate: string | null;
+}
+
+/** SPEC §3 address text: street line (cut before 'Year Built:'), then 'Key: value' lines. */
+export function parseAddressText(text: string | null | undefined): AddressText {
+  const lines = (text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  if (lines.length === 0) return { address: ADDRESS_UNKNOWN, details: [], vacancies: null, rentalRate: null };
+  const [first = '', ...rest] = lines;
+  const details: [string, string][] = [];
+  const marker = first.indexOf('Year Built:');
+  const address = (marker >= 0 ? first.slice(0, marker) : first).trim() || ADDRESS_UNKNOWN;
+  if (marker >= 0) details.push(['Year Built', first.slice(marker + 'Year Built:'.length).trim()]);
+  for (const line of rest) {
+    const colon = line.indexOf(':');
+    if (colon > 0) details.push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
+  }
+  const lookup = (key: string) => details.find(([k]) => k === key)?.[1];
+  const space = lookup('Total Space Available')?.replace(/[^\d]/g, '');
+  const rent = lookup('Rental Rate');
+  return {
+    address,
+    details,
+    vacancies: space ? Number(space) : null,
+    rentalRate: rent && rent !== 'Unknown' ? rent : null,
+  };
+}
+
+/** NA or N/A mean unknown (SPEC §3). */
+export function isUnknown(value: unknown): boolean {
+  return value === null || value === undefined || value === '' || value === 'NA' || value === 'N/A';
+}
+
+export function operations(occupant: Occupant): string {
+  const types = Array.isArray(occupant.types) ? occupant.types.join(', ') : occupant.types;
+  return types || 'N/A';
+}
+
+export function formatScore(score: number | null | undefined, digits = 2): string {
+  return typeof score === 'number' ? score.toFixed(digits) : 'N/A';
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return new Date().toLocaleDateString();
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleDateString();
+}
+
+/** The dashboard's card for one recent search (SPEC §3 "Displayed result card"). */
+export interface ResultCard {
+  id: string;
+  address: string;
+  occupants: number;
+  vacancies: number;
+  photos: number;
+  operationAlerts: number;
+  dateLastUpdated: string;
+  hasWarning: boolean;
+  type: string;
+  totalScore: number;
+  top3ScoresCombined: string;
+  naics_code: string;
+  occupantDetails: Occupant[];
+}
+
+export function toCard(search: RecentSearch): ResultCard {
+  const result = search.result_data;
+  if (!result) {
+    return {
+      id: search.search_id, address: 'Search Failed', occupants: 0, vacancies: 0, photos: 0, operationAlerts: 0,
+      dateLastUpdated: formatDate(search.timestamp), hasWarning: true, type: 'Error', totalScore: 0,
+      top3ScoresCombined: '', naics_code: 'N/A', occupantDetails: [],
+    };
+  }
+  const text = parseAddressText(result.address);
+  const occupants = search.filtered_results ?? [];
+  return {
+    id: search.search_id,
+    address: text.address,
+    occupants: search.total_results,
+    vacancies: text.vacancies ?? 0,
+    photos: result.extra_info?.photos?.length ?? 0,
+    operationAlerts: result.types?.length ?? 0,
+    dateLastUpdated: formatDate(search.timestamp),
+    hasWarning: occupants.some((o) => o.business_status === 'CLOSED_PERMANENTLY'),
+    type: (result.types ?? []).join(', '),
+    totalScore: result.Total_Score ?? 0,
+    top3ScoresCombined: result.Top3_Scores_Combined ?? '',
+    naics_code: result.naics_code ?? 'N/A',
+    occupantDetails: occupants,
+  };
+}
+
+/** SPEC §4: the recent list leaves out batch files and the Latest Result. */
+export function splitRecent(searches: RecentSearch[]): { latest: RecentSearch | null; others: RecentSearch[] } {
+  const singles = searches.filter((s) => !s.address.toLowerCase().includes('.csv'));
+  return { latest: singles[0] ?? null, others: singles.slice(1) };
+}
+
+/** The navigation state a card passes to /search-result/{id} (SPEC §2). */
+export function navigationState(card: ResultCard) {
+  return {
+    id: card.id,
+    address: card.address,
+    vacancies: card.vacancies,
+    photosCount: card.photos,
+    dateLastUpdated: card.dateLastUpdated,
+    imageUrl: null,
+    occupantDetails: card.occupantDetails,
+    totalScore: card.totalScore,
+    top3ScoresCombined: card.top3ScoresCombined,
+    naics_code: card.naics_code,
+  };
+}
+
+function serverText(error: FetchBaseQueryError): string | undefined {
+  const data = error.data as { error?: string; detail?: string } | undefined;
+  return data?.error ?? data?.detail;
+}
+
+/** SPEC §8's single-search messages, by status. */
+export function searchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
+  const failure = error as FetchBaseQueryError | undefined;
+  const status = failure?.status;
+  const text = failure ? serverText(failure) : undefined;
+  if (status === 'TIMEOUT_ERROR') {
+    return { text: 'Search request timed out. The server may be busy processing your request. Please try again in a few minutes.', limitReached: false };
+  }
+  if (text?.toLowerCase().includes('search limit reached')) return { text: LIMIT_MESSAGE, limitReached: true };
+  if (status === 504) return { text: 'Server gateway timeout. The search is taking longer than expected...', limitReached: false };
+  if (status === 503) return { text: 'Service temporarily unavailable. Please try again in a few minutes.', limitReached: false };
+  if (typeof status === 'number' && status >= 500) {
+    return { text: 'Server error occurred. Please try again or contact support if this persists.', limitReached: false };
+  }
+  const detail = text ?? (failure && 'error' in failure ? String(failure.error) : 'Unknown error');
+  return { text: `Search error: ${detail}`, limitReached: false };
+}
