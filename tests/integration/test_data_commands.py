@@ -1,0 +1,91 @@
+"""`perilscope data ...` on a real SQLite database: load, idempotence, status, imports, missing data."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+
+from adapters.db.engine import create_engine
+from adapters.db.reference_tables import BuildingRow, BusinessRow, NriCountyRow
+from entrypoints.cli import main
+from entrypoints.migrate import upgrade_to_head
+from tests.conftest import DATA_DIR
+
+
+@pytest.fixture
+def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'data.db'}"
+    upgrade_to_head(url)
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setenv("PERILSCOPE_DATA_DIR", str(DATA_DIR))
+    return url
+
+
+def _count(url: str, table) -> int:  # noqa: ANN001
+    async def count() -> int:
+        engine = create_engine(url)
+        try:
+            async with engine.connect() as connection:
+                return await connection.scalar(select(func.count()).select_from(table))
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(count())
+
+
+def test_load_is_idempotent_and_reports_status(database: str) -> None:
+    runner = CliRunner()
+    first = runner.invoke(main, ["data", "load"])
+    assert first.exit_code == 0, first.output
+    assert "nri_counties" in first.output and "3,232 rows" in first.output
+    counts = (_count(database, NriCountyRow), _count(database, BusinessRow), _count(database, BuildingRow))
+    assert counts == (3232, 9712, 3376)
+
+    again = runner.invoke(main, ["data", "load"])
+    assert again.exit_code == 0
+    assert (_count(database, NriCountyRow), _count(database, BusinessRow), _count(database, BuildingRow)) == counts
+    unchanged = runner.invoke(main, ["data", "load", "--if-changed"])
+    assert unchanged.output.count("unchanged") == 5
+
+    status = runner.invoke(main, ["data", "status"])
+    assert "NRI v1.20.0 (December 2025)" in status.output and "41,636 rows" in status.output
+
+
+def test_import_businesses_and_buildings_with_the_generic_columns(database: str, tmp_path: Path) -> None:
+    businesses = tmp_path / "portland_businesses.csv"
+    businesses.write_text(
+        "Name,Street_Address,City,State,Zip,NAICS_Code,Status\n"
+        "Rose City Bakery,100 SW Main Street Suite 4,Portland,OR,97204,311811,active\n"
+        "Old Books,100 SW Main St,Portland,OR,97204,,closed\n"
+    )
+    buildings = tmp_path / "portland_buildings.csv"
+    buildings.write_text("address,city,state,zip,year_built,floors\n100 SW Main Street,Portland,OR,97204,1921,5\n")
+    runner = CliRunner()
+    assert runner.invoke(main, ["data", "import-businesses", str(businesses)]).exit_code == 0
+    result = runner.invoke(main, ["data", "import-buildings", str(buildings)])
+    assert result.exit_code == 0 and "imported 1 rows into building" in result.output
+    assert _count(database, BusinessRow) == 2
+    # Importing the same file again replaces its rows instead of adding them twice.
+    assert runner.invoke(main, ["data", "import-businesses", str(businesses)]).exit_code == 0
+    assert _count(database, BusinessRow) == 2
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("title,street\nx,y\n")
+    refused = runner.invoke(main, ["data", "import-businesses", str(bad)])
+    assert refused.exit_code != 0 and "lacks the columns name" in refused.output
+
+
+def test_a_missing_data_directory_is_named(database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PERILSCOPE_DATA_DIR", str(tmp_path / "nowhere"))
+    result = CliRunner().invoke(main, ["data", "load"])
+    assert result.exit_code != 0 and "does not exist" in result.output
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (partial / "naics_2022.csv").write_text((DATA_DIR / "naics_2022.csv").read_text())
+    monkeypatch.setenv("PERILSCOPE_DATA_DIR", str(partial))
+    result = CliRunner().invoke(main, ["data", "load"])
+    assert result.exit_code != 0 and "nri_counties_dec2025_scores.csv" in result.output
