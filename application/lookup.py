@@ -76,6 +76,9 @@ class LookupService:
             raise QuotaExceeded(limit_reached_message(self._monthly_limit))
         return month
 
+    async def release(self, user_id: str, month: str) -> None:
+        await self._quota.release(user_id, month)
+
     async def look_up(self, caller: AccessClaims, text: str) -> dict[str, Any]:
         address = self.parse(text)  # rejected input is never charged
         month = month_key(self._clock.now())

@@ -16,6 +16,9 @@ from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.passwords import Argon2PasswordHasher
 from application.accounts import AccountPolicy, AccountService
+from adapters.db.batch_repository import SqlBatchStore
+from adapters.jobs.in_process import InProcessJobQueue
+from application.batch import BatchService
 from application.contact import ContactService
 from application.external_sign_in import ExternalSignIn
 from application.lookup import LookupProviders, LookupService
@@ -157,7 +160,15 @@ class Container(containers.DeclarativeContainer):
         monthly_limit=settings.provided.monthly_search_limit,
     )
 
+    # --- batch ---------------------------------------------------------------------
+    batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory)
+    job_queue = providers.Singleton(InProcessJobQueue)
+    batch = providers.Singleton(
+        BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider
+    )
+    # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
+    job_queue.add_kwargs(service=batch.provider)
+
 
 def build_container(settings: Settings | None = None) -> Container:
-    container = Container(settings=settings or Settings.from_env())
-    return container
+    return Container(settings=settings or Settings.from_env())

@@ -46,6 +46,13 @@ def create_app(container: Container) -> Litestar:
     async def close_http_client() -> None:
         await container.http_client().aclose()
 
+    async def resume_batch_jobs() -> None:
+        # Jobs live in the database: whatever was queued or running when the server stopped runs again.
+        await container.batch().resume_unfinished()
+
+    async def stop_batch_jobs() -> None:
+        await container.job_queue().stop()
+
     app = Litestar(
         route_handlers=[*ROUTE_HANDLERS, swagger_assets, *spa_routes(settings.web_dist)],
         dependencies=DEPENDENCIES,
@@ -53,7 +60,8 @@ def create_app(container: Container) -> Litestar:
         middleware=[request_id_middleware],
         openapi_config=openapi_config(),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
-        on_shutdown=[dispose_engine, close_http_client],
+        on_startup=[resume_batch_jobs],
+        on_shutdown=[stop_batch_jobs, dispose_engine, close_http_client],
         debug=False,
         # gzip for JSON and the web app's assets (a 280 kB bundle is 88 kB on the wire).
         compression_config=CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6),

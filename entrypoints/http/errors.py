@@ -20,6 +20,7 @@ from application.errors import (
     QuotaExceeded,
     TooManyRequests,
 )
+from domain.batch_input import UploadError
 from entrypoints.http.request_id import request_id_of
 
 log = logging.getLogger("perilscope.http")
@@ -58,6 +59,10 @@ def http_error(request: Request, exc: HTTPException) -> Response:
     return response
 
 
+def upload_error(request: Request, exc: UploadError) -> Response:
+    return error_response(request, 413 if exc.too_large else 400, exc.message)
+
+
 def unhandled_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error", extra={"request_id": request_id_of(request), "path": request.url.path})
     return error_response(request, HTTP_500_INTERNAL_SERVER_ERROR, "Internal server error")
@@ -76,6 +81,7 @@ def _validation_message(exc: ValidationException) -> str:
 
 EXCEPTION_HANDLERS = {
     ApplicationError: application_error,
+    UploadError: upload_error,
     HTTPException: http_error,
     Exception: unhandled_error,
 }

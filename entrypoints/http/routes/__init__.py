@@ -1,6 +1,6 @@
 """Every HTTP route of the app; a feature adds its module's ROUTES here."""
 
-from entrypoints.http.routes import auth, contact, health, oidc, photos, searches
+from entrypoints.http.routes import auth, batch, contact, health, oidc, photos, searches
 
 ROUTE_HANDLERS = [
     *health.ROUTES,
@@ -9,4 +9,5 @@ ROUTE_HANDLERS = [
     *searches.ROUTES,
     *photos.ROUTES,
     *contact.ROUTES,
+    *batch.ROUTES,
 ]

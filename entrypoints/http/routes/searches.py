@@ -10,7 +10,7 @@ from litestar.params import FromPath, QueryParameter
 from application.lookup import LookupService
 from application.lookup_ports import StoredSearch
 from entrypoints.http.dependencies import Claims, container_of
-from entrypoints.http.export_csv import result_rows, to_csv
+from domain.export import result_rows, to_csv
 
 
 def _lookup(request: Request) -> LookupService:

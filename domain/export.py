@@ -1,10 +1,11 @@
-"""Export CSV rows of SPEC §3, safe against spreadsheet formula injection."""
+"""Export CSV of SPEC §3: rows grouped by address, safe against spreadsheet formula injection,
+and the grouping read back from rows (the export viewer's address groups)."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 EXPORT_COLUMNS = (
@@ -45,8 +46,30 @@ def result_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def to_csv(rows: Iterable[dict[str, Any]]) -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+    # RFC 4180 line ends: with "\r\n" as terminator, a lone "\r" inside a cell gets quoted too.
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\r\n")
     writer.writeheader()
     for row in rows:
         writer.writerow({column: safe_cell(row.get(column)) for column in EXPORT_COLUMNS})
     return buffer.getvalue()
+
+
+def export_rows(results: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Every result's address group in turn (a batch export)."""
+    for result in results:
+        yield from result_rows(result)
+
+
+def group_rows(rows: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """SPEC §3 address groups: a row with an address starts a group, rows without one join it.
+    Returns (groups, rows dropped because they came before any group)."""
+    groups: list[dict[str, Any]] = []
+    dropped = 0
+    for row in rows:
+        if row.get("address"):
+            groups.append({"address": row["address"], "rows": [row]})
+        elif groups:
+            groups[-1]["rows"].append(row)
+        else:
+            dropped += 1
+    return groups, dropped

@@ -1,0 +1,117 @@
+"""SQLAlchemy store of uploads, batch jobs and exports (every read scoped to its owner)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from adapters.db.batch_tables import BatchJobRow, ExportFileRow, UploadedFileRow
+from adapters.db.engine import write_lock_for
+from application.batch import BatchJob, ExportFile, UploadedFile
+
+
+def _job(row: BatchJobRow) -> BatchJob:
+    return BatchJob(
+        id=row.id, user_id=row.user_id, file_id=row.file_id, status=row.status, stage=row.stage, done=row.done,
+        total=row.total, created_at=row.created_at, started_at=row.started_at, finished_at=row.finished_at,
+        error=row.error, export_name=row.export_name,
+    )
+
+
+class SqlBatchStore:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+        self._write_lock = write_lock_for(sessions.kw["bind"])
+
+    async def _write(self, *statements) -> None:  # noqa: ANN002
+        async with self._write_lock, self._sessions() as session:
+            for statement in statements:
+                await session.execute(statement)
+            await session.commit()
+
+    async def add_upload(self, upload: UploadedFile) -> None:
+        await self._write(
+            insert(UploadedFileRow).values(
+                id=upload.id, user_id=upload.user_id, name=upload.name, content=upload.content,
+                row_count=upload.row_count, created_at=upload.created_at,
+            )
+        )
+
+    async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
+        query = select(UploadedFileRow).where(UploadedFileRow.id == file_id)
+        if user_id is not None:
+            query = query.where(UploadedFileRow.user_id == user_id)
+        async with self._sessions() as session:
+            row = await session.scalar(query)
+        if row is None:
+            return None
+        return UploadedFile(row.id, row.user_id, row.name, row.content, row.row_count, row.created_at)
+
+    async def add_job(self, job: BatchJob) -> None:
+        await self._write(
+            insert(BatchJobRow).values(
+                id=job.id, user_id=job.user_id, file_id=job.file_id, status=job.status, stage=job.stage,
+                done=job.done, total=job.total, created_at=job.created_at,
+            )
+        )
+
+    async def job(self, user_id: str | None, job_id: str) -> BatchJob | None:
+        query = select(BatchJobRow).where(BatchJobRow.id == job_id)
+        if user_id is not None:
+            query = query.where(BatchJobRow.user_id == user_id)
+        async with self._sessions() as session:
+            row = await session.scalar(query)
+        return _job(row) if row else None
+
+    async def unfinished_job_ids(self) -> list[str]:
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(BatchJobRow.id).where(BatchJobRow.status.in_(("queued", "running"))).order_by(BatchJobRow.created_at)
+            )
+            return list(rows)
+
+    async def start(self, job_id: str, at: datetime) -> None:
+        await self._write(
+            update(BatchJobRow).where(BatchJobRow.id == job_id)
+            .values(status="running", stage="search", done=0, started_at=at, error=None)
+        )
+
+    async def progress(self, job_id: str, stage: str, done: int) -> None:
+        await self._write(update(BatchJobRow).where(BatchJobRow.id == job_id).values(stage=stage, done=done))
+
+    async def finish(self, job_id: str, export: ExportFile, at: datetime) -> None:
+        await self._write(
+            insert(ExportFileRow).values(
+                id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, content=export.content,
+                exported_at=export.exported_at,
+            ),
+            update(BatchJobRow).where(BatchJobRow.id == job_id)
+            .values(status="done", stage="export", done=BatchJobRow.total, finished_at=at, export_name=export.name),
+        )
+
+    async def fail(self, job_id: str, error: str, at: datetime) -> None:
+        await self._write(
+            update(BatchJobRow).where(BatchJobRow.id == job_id).values(status="failed", error=error[:500], finished_at=at)
+        )
+
+    async def exports(self, user_id: str) -> list[ExportFile]:
+        async with self._sessions() as session:
+            rows = (
+                await session.execute(
+                    select(ExportFileRow.id, ExportFileRow.name, ExportFileRow.exported_at, ExportFileRow.job_id)
+                    .where(ExportFileRow.user_id == user_id)
+                    .order_by(ExportFileRow.exported_at.desc())
+                )
+            ).all()
+        return [ExportFile(id=r.id, user_id=user_id, name=r.name, content="", exported_at=r.exported_at, job_id=r.job_id) for r in rows]
+
+    async def export(self, user_id: str, name: str) -> ExportFile | None:
+        async with self._sessions() as session:
+            row = await session.scalar(
+                select(ExportFileRow).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
+            )
+        if row is None:
+            return None
+        return ExportFile(row.id, row.user_id, row.name, row.content, row.exported_at, row.job_id)

@@ -1,0 +1,53 @@
+"""Uploaded batch files, batch jobs and finished exports."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from adapters.db.base import Base
+
+
+class UploadedFileRow(Base):
+    __tablename__ = "uploaded_file"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(255))
+    content: Mapped[str] = mapped_column(Text)  # decoded CSV text; bounded by the upload limit
+    row_count: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime]
+
+
+class BatchJobRow(Base):
+    __tablename__ = "batch_job"
+    __table_args__ = (Index(None, "status"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
+    file_id: Mapped[str] = mapped_column(ForeignKey("uploaded_file.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(10))  # queued, running, done, failed
+    stage: Mapped[str] = mapped_column(String(10))  # search, matching, export
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(String(500))
+    export_name: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+
+class ExportFileRow(Base):
+    """A finished export; inserted in the same transaction that marks its job done."""
+
+    __tablename__ = "export_file"
+    __table_args__ = (UniqueConstraint("user_id", "name"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
+    job_id: Mapped[str | None] = mapped_column(String(36))
+    name: Mapped[str] = mapped_column(String(255))
+    content: Mapped[str] = mapped_column(Text)
+    exported_at: Mapped[datetime]

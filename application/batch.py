@@ -1,0 +1,244 @@
+"""Batch lookups: upload a CSV, run it as a job with stages and progress, keep the export.
+
+The job answers every row with the same `LookupService.answer` as a single lookup, in one
+process, with no HTTP call per row. Its state lives in the database, so an interrupted job
+is run again from the start on restart; the export is stored together with the job's
+'done' mark, so the history never shows half an export."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from application.errors import NotFound
+from application.lookup import BATCH, LookupService
+from application.lookup_ports import SearchStore, StoredSearch
+from application.ports import AccessClaims, Clock
+from domain.address import building_key
+from domain.batch_input import AddressRow, read_batch_csv
+from domain.export import export_rows, to_csv
+from domain.occupancy import ParsedAddress
+
+PROGRESS_EVERY_ROWS = 500
+EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.csv$")
+
+
+@dataclass(frozen=True, slots=True)
+class UploadedFile:
+    id: str
+    user_id: str
+    name: str
+    content: str
+    row_count: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class BatchJob:
+    id: str
+    user_id: str
+    file_id: str
+    status: str  # queued, running, done, failed
+    stage: str  # search, matching, export
+    done: int
+    total: int
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    error: str | None = None
+    export_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    id: str
+    user_id: str
+    name: str
+    content: str
+    exported_at: datetime
+    job_id: str | None = None
+
+
+class BatchStore(Protocol):
+    async def add_upload(self, upload: UploadedFile) -> None: ...
+    async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
+        """The caller's upload; user_id None only for the job runner."""
+        ...
+    async def add_job(self, job: BatchJob) -> None: ...
+    async def job(self, user_id: str | None, job_id: str) -> BatchJob | None: ...
+    async def unfinished_job_ids(self) -> list[str]: ...
+    async def start(self, job_id: str, at: datetime) -> None: ...
+    async def progress(self, job_id: str, stage: str, done: int) -> None: ...
+    async def finish(self, job_id: str, export: ExportFile, at: datetime) -> None:
+        """Store the export and mark the job done, in one transaction."""
+        ...
+    async def fail(self, job_id: str, error: str, at: datetime) -> None: ...
+    async def exports(self, user_id: str) -> list[ExportFile]: ...
+    async def export(self, user_id: str, name: str) -> ExportFile | None: ...
+
+
+class JobQueue(Protocol):
+    async def enqueue(self, job_id: str) -> None: ...
+
+
+def eta_seconds(job: BatchJob, now: datetime) -> int | None:
+    if job.status != "running" or not job.started_at or job.done == 0:
+        return None
+    elapsed = (now - job.started_at).total_seconds()
+    return max(0, round(elapsed / job.done * (job.total - job.done)))
+
+
+def valid_export_name(name: str) -> bool:
+    """Names are ours (see _export_name); anything else, such as a path, is simply not found."""
+    return bool(EXPORT_NAME.fullmatch(name)) and ".." not in name
+
+
+class BatchService:
+    def __init__(
+        self,
+        store: BatchStore,
+        lookup: LookupService,
+        searches: SearchStore,
+        clock: Clock,
+        queue: Callable[[], JobQueue],
+    ) -> None:
+        self._store = store
+        self._lookup = lookup
+        self._searches = searches
+        self._clock = clock
+        # A factory, because the queue needs this service too (it runs the jobs).
+        self._queue = queue
+
+    @property
+    def queue(self) -> JobQueue:
+        return self._queue()
+
+    # --- upload and start ---------------------------------------------------------
+
+    async def upload(self, caller: AccessClaims, filename: str, content: bytes) -> UploadedFile:
+        rows = read_batch_csv(filename, content)  # UploadError says what is wrong
+        upload = UploadedFile(
+            id=str(uuid.uuid4()),
+            user_id=caller.user_id,
+            name=_safe_display_name(filename),
+            content=content.decode("utf-8-sig", errors="replace") if _is_utf8(content) else content.decode("latin-1"),
+            row_count=len(rows),
+            created_at=self._clock.now(),
+        )
+        await self._store.add_upload(upload)
+        return upload
+
+    async def start(self, caller: AccessClaims, file_id: str) -> BatchJob:
+        upload = await self._store.upload(caller.user_id, file_id)
+        if upload is None:
+            raise NotFound("No file has been uploaded for processing.")
+        month = await self._lookup.charge(caller)  # one batch is one search
+        try:
+            job = BatchJob(
+                id=str(uuid.uuid4()), user_id=caller.user_id, file_id=file_id, status="queued", stage="search",
+                done=0, total=upload.row_count, created_at=self._clock.now(),
+            )
+            await self._store.add_job(job)
+            await self._searches.add(
+                StoredSearch(id=job.id, user_id=caller.user_id, kind=BATCH, address=upload.name,
+                             occupant_count=0, result=None, created_at=job.created_at)
+            )
+        except BaseException:
+            await self._lookup.release(caller.user_id, month)
+            raise
+        await self.queue.enqueue(job.id)
+        return job
+
+    async def job(self, caller: AccessClaims, job_id: str) -> BatchJob:
+        job = await self._store.job(caller.user_id, job_id)
+        if job is None:
+            raise NotFound("No such batch job")
+        return job
+
+    # --- the job ----------------------------------------------------------------------
+
+    async def run(self, job_id: str) -> None:
+        job = await self._store.job(None, job_id)
+        if job is None or job.status in ("done", "failed"):
+            return
+        upload = await self._store.upload(None, job.file_id)
+        if upload is None:
+            await self._store.fail(job_id, "The uploaded file is gone.", self._clock.now())
+            return
+        await self._store.start(job_id, self._clock.now())
+        try:
+            rows = read_batch_csv(upload.name if upload.name.lower().endswith(".csv") else "x.csv", upload.content.encode())
+            results = await self._search(job_id, rows)
+            await self._store.progress(job_id, "matching", len(rows))
+            export_text = to_csv(export_rows(results))
+            await self._store.progress(job_id, "export", len(rows))
+            now = self._clock.now()
+            export = ExportFile(id=str(uuid.uuid4()), user_id=job.user_id, name=_export_name(upload.name, now),
+                                content=export_text, exported_at=now, job_id=job_id)
+            await self._store.finish(job_id, export, now)
+        except Exception as error:  # noqa: BLE001 - the job records any failure; the server keeps going
+            await self._store.fail(job_id, f"Batch processing failed: {type(error).__name__}", self._clock.now())
+            raise
+
+    async def _search(self, job_id: str, rows: list[AddressRow]) -> list[dict[str, Any]]:
+        results = []
+        last_report = time.monotonic()
+        for index, row in enumerate(rows, start=1):
+            results.append(await self._answer(row))
+            if index % PROGRESS_EVERY_ROWS == 0 and time.monotonic() - last_report > 0.2:
+                await self._store.progress(job_id, "search", index)
+                last_report = time.monotonic()
+        return results
+
+    async def _answer(self, row: AddressRow) -> dict[str, Any]:
+        # The CSV already separates the parts, so the building key comes straight from them.
+        key = building_key(row.street, row.zip)
+        if key is None:
+            return {"address": f"{row.one_line}\nNote: could not read a street and 5-digit ZIP", "occupants": []}
+        address = ParsedAddress(street=row.street, city=row.city or None, state=row.state or None,
+                                zip5=key.zip5, unit=None, key=key)
+        return await self._lookup.answer(address, query=row.one_line)
+
+    # --- exports ------------------------------------------------------------------------
+
+    async def exports(self, caller: AccessClaims) -> list[ExportFile]:
+        return await self._store.exports(caller.user_id)
+
+    async def export(self, caller: AccessClaims, name: str) -> ExportFile:
+        export = await self._store.export(caller.user_id, name) if valid_export_name(name) else None
+        if export is None:
+            raise NotFound("Export not found")
+        return export
+
+    async def resume_unfinished(self) -> list[str]:
+        """After a restart: queue every job that was queued or running."""
+        job_ids = await self._store.unfinished_job_ids()
+        for job_id in job_ids:
+            await self.queue.enqueue(job_id)
+        return job_ids
+
+
+def _is_utf8(content: bytes) -> bool:
+    try:
+        content.decode("utf-8-sig")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _safe_display_name(filename: str) -> str:
+    base = re.split(r"[\\/]", filename)[-1]
+    cleaned = re.sub(r"[^A-Za-z0-9._ -]", "_", base).strip(" .") or "upload.csv"
+    return cleaned[:200]
+
+
+def _export_name(upload_name: str, at: datetime) -> str:
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", upload_name.rsplit(".", 1)[0])[:80] or "batch"
+    return f"{stem}_export_{at:%Y%m%d_%H%M%S_%f}.csv"
+
+

@@ -1,0 +1,102 @@
+"""Reading an uploaded batch CSV (SPEC §3: Street Address, City, State, Zip, Country) into
+address rows, or a clear message that says what is wrong with the file."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+REQUIRED_COLUMNS = ("Street Address", "City", "State", "Zip")
+OPTIONAL_COLUMNS = ("Country",)
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+MAX_ROWS = 100_000
+
+
+class UploadError(ValueError):
+    def __init__(self, message: str, too_large: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.too_large = too_large
+
+
+@dataclass(frozen=True, slots=True)
+class AddressRow:
+    line: int  # line number in the file, for messages
+    street: str
+    city: str
+    state: str
+    zip: str
+    country: str
+
+    @property
+    def one_line(self) -> str:
+        return f"{self.street}, {self.city}, {self.state} {self.zip}".strip(" ,")
+
+
+def decode(content: bytes) -> str:
+    """UTF-8 with or without BOM, else Latin-1 (common from spreadsheets); binary is refused."""
+    if b"\x00" in content[:65536]:
+        raise UploadError("This file is not a text CSV (it contains binary data). Export it as CSV and try again.")
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return content.decode("latin-1")
+
+
+def read_batch_csv(filename: str, content: bytes) -> list[AddressRow]:
+    if not filename.lower().endswith(".csv"):
+        raise UploadError("Only .csv files are accepted.")
+    if len(content) > MAX_UPLOAD_BYTES:
+        raise UploadError(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB. Split it and upload the parts.", too_large=True)
+    text = decode(content)
+    if not text.strip():
+        raise UploadError("The file is empty. It needs a header row (Street Address, City, State, Zip, Country) and one address per row.")
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""))
+        header = next(reader)
+    except csv.Error as error:
+        raise UploadError(f"The file could not be read as CSV: {error}.") from error
+    columns = _columns(header)
+    rows: list[AddressRow] = []
+    try:
+        for record in reader:
+            if not any(cell.strip() for cell in record):
+                continue  # blank lines are skipped
+            if len(record) != len(header):
+                raise UploadError(
+                    f"Line {reader.line_num} has {len(record)} values but the header has {len(header)} columns."
+                )
+            if len(rows) >= MAX_ROWS:
+                raise UploadError(f"The file has more than {MAX_ROWS:,} address rows. Split it and upload the parts.", too_large=True)
+            values = {name: record[index].strip() for name, index in columns.items()}
+            rows.append(
+                AddressRow(
+                    line=reader.line_num,
+                    street=values["Street Address"],
+                    city=values["City"],
+                    state=values["State"],
+                    zip=values["Zip"],
+                    country=values.get("Country", "") or "US",
+                )
+            )
+    except csv.Error as error:
+        raise UploadError(f"Line {reader.line_num} could not be read as CSV: {error}.") from error
+    if not rows:
+        raise UploadError("The file has a header row but no address rows.")
+    return rows
+
+
+def _columns(header: list[str]) -> dict[str, int]:
+    """Header names matched ignoring case and surrounding spaces."""
+    normalized = [cell.strip().lower() for cell in header]
+    if not any(normalized):
+        raise UploadError("The first row must be a header: Street Address, City, State, Zip, Country.")
+    found: dict[str, int] = {}
+    for name in REQUIRED_COLUMNS + OPTIONAL_COLUMNS:
+        if name.lower() in normalized:
+            found[name] = normalized.index(name.lower())
+    missing = [name for name in REQUIRED_COLUMNS if name not in found]
+    if missing:
+        raise UploadError(f"Missing required column(s): {', '.join(missing)}. The header needs Street Address, City, State, Zip (and optionally Country).")
+    return found

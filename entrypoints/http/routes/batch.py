@@ -1,0 +1,92 @@
+"""Batch CSV processing over HTTP: upload, jobs with progress, the export history (owner-scoped)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Request, Response, get, post
+from litestar.datastructures import UploadFile
+from litestar.params import FromPath, JSONBody, MultipartBody
+
+from application.batch import BatchJob, BatchService, eta_seconds
+from domain.batch_input import MAX_UPLOAD_BYTES
+from entrypoints.http.dependencies import Claims, container_of
+
+UPLOAD_BODY_LIMIT = MAX_UPLOAD_BYTES + 1024 * 1024  # the file plus multipart framing
+
+
+def _batch(request: Request) -> BatchService:
+    return container_of(request).batch()
+
+
+class UploadForm(msgspec.Struct):
+    file: UploadFile
+
+
+class StartJobBody(msgspec.Struct):
+    file_id: str
+
+
+def job_json(request: Request, job: BatchJob) -> dict[str, Any]:
+    return {
+        "status": "success",
+        "job": {
+            "id": job.id,
+            "status": job.status,
+            "stage": job.stage,
+            "done": job.done,
+            "total": job.total,
+            "eta_seconds": eta_seconds(job, container_of(request).clock().now()),
+            "export_filename": job.export_name,
+            "error": job.error,
+        },
+    }
+
+
+@post("/api/upload-csv", tags=["batch"], status_code=200, request_max_body_size=UPLOAD_BODY_LIMIT)
+async def upload_csv(request: Request, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
+    content = await data.file.read()
+    upload = await _batch(request).upload(claims, data.file.filename or "upload.csv", content)
+    return {"status": "success", "file_id": upload.id, "file_path": f"uploads/{upload.name}", "rows": upload.row_count}
+
+
+@post("/api/batch-jobs", tags=["batch"], status_code=202, summary="Start a batch job for an uploaded file")
+async def start_job(request: Request, claims: Claims, data: JSONBody[StartJobBody]) -> dict[str, Any]:
+    return job_json(request, await _batch(request).start(claims, data.file_id))
+
+
+@get("/api/batch-jobs/{job_id:str}", tags=["batch"], summary="Status, stage and progress of a batch job")
+async def get_job(request: Request, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
+    return job_json(request, await _batch(request).job(claims, job_id))
+
+
+@get("/api/list-exported-files", tags=["batch"])
+async def list_exported_files(request: Request, claims: Claims) -> dict[str, Any]:
+    exports = await _batch(request).exports(claims)
+    return {
+        "status": "success",
+        "files": [
+            {"id": e.id, "file_id": e.id, "name": e.name, "path": f"exports/{e.name}", "exported_at": e.exported_at.isoformat()}
+            for e in exports
+        ],
+    }
+
+
+@get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text")
+async def view_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
+    export = await _batch(request).export(claims, filename)
+    return Response(export.content, media_type="text/csv; charset=utf-8")
+
+
+@get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment")
+async def download_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
+    export = await _batch(request).export(claims, filename)
+    return Response(
+        export.content,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{export.name}"'},
+    )
+
+
+ROUTES = [upload_csv, start_job, get_job, list_exported_files, view_export, download_export]

@@ -1,0 +1,122 @@
+"""Batch CSV over HTTP on the real data: upload, job, progress, exports, scoping, restart."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from dependency_injector import providers
+from httpx import AsyncClient
+
+from entrypoints.container import Container
+from tests.conftest import sign_up_and_log_in
+
+CSV = (
+    "Street Address,City,State,Zip,Country\n"
+    "701 5th Ave,Seattle,WA,98104,US\n"
+    "100 Biscayne Blvd,Miami,FL,33130,US\n"
+    "no number street,Nowhere,ZZ,abc,US\n"
+)
+
+
+async def _upload(client: AsyncClient, headers: dict, content: str = CSV, name: str = "portfolio.csv"):  # noqa: ANN202
+    return await client.post("/api/upload-csv", files={"file": (name, content.encode(), "text/csv")}, headers=headers)
+
+
+async def _run_batch(client: AsyncClient, container: Container, headers: dict) -> dict:
+    file_id = (await _upload(client, headers)).json()["file_id"]
+    started = await client.post("/api/batch-jobs", json={"file_id": file_id}, headers=headers)
+    assert started.status_code == 202, started.text
+    await container.job_queue().drain()
+    job = (await client.get(f"/api/batch-jobs/{started.json()['job']['id']}", headers=headers)).json()["job"]
+    return job
+
+
+async def test_upload_job_and_export(client: AsyncClient, container: Container) -> None:
+    user = await sign_up_and_log_in(client, "batch@example.com")
+    upload = await _upload(client, user["headers"])
+    assert upload.status_code == 200 and upload.json()["rows"] == 3
+    assert upload.json()["file_path"].endswith("portfolio.csv")
+
+    job = await _run_batch(client, container, user["headers"])
+    assert job["status"] == "done" and job["done"] == job["total"] == 3
+    assert job["export_filename"].startswith("portfolio_export_") and job["eta_seconds"] is None
+
+    files = (await client.get("/api/list-exported-files", headers=user["headers"])).json()["files"]
+    assert [f["name"] for f in files] == [job["export_filename"]]
+    view = await client.get(f"/api/view-export/{job['export_filename']}", headers=user["headers"])
+    assert view.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(view.text)))
+    group_starts = [r for r in rows if r["address"]]
+    assert len(group_starts) == 3  # every address gets its group row, occupants or not
+    assert group_starts[0]["address"].startswith("701 5th Ave") and "Year Built: 1985" in group_starts[0]["address"]
+    assert len(rows) >= 3 + 23  # Seattle's 24 occupants follow their group row
+    assert group_starts[1]["name"] == "NA" and "Hurricane" in group_starts[1]["Top3_Scores_Combined"]
+    assert "could not read" in group_starts[2]["address"]
+
+    download = await client.get(f"/api/download/{job['export_filename']}", headers=user["headers"])
+    assert "attachment" in download.headers["content-disposition"] and download.text == view.text
+
+    stats = (await client.get("/api/auth/get-search-stats", headers=user["headers"])).json()["stats"]
+    assert stats["current_month_searches"] == 1  # one batch is one search
+    recent = (await client.get("/api/recent-searches", headers=user["headers"])).json()["searches"]
+    assert recent[0]["address"] == "portfolio.csv"
+
+
+async def test_bad_uploads_get_clear_errors(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "bad@example.com")
+    missing = await _upload(client, user["headers"], "Street Address,City\nx,y\n")
+    assert missing.status_code == 400 and "Missing required column(s): State, Zip" in missing.json()["error"]
+    wrong_type = await _upload(client, user["headers"], CSV, name="portfolio.xlsx")
+    assert wrong_type.status_code == 400 and "Only .csv" in wrong_type.json()["error"]
+    too_large = await client.post(
+        "/api/upload-csv", files={"file": ("big.csv", b"x" * (21 * 1024 * 1024), "text/csv")}, headers=user["headers"]
+    )
+    assert too_large.status_code == 413
+    assert (await client.post("/api/batch-jobs", json={"file_id": "nope"}, headers=user["headers"])).status_code == 404
+    assert (await _upload(client, {}, CSV)).status_code == 401
+
+
+async def test_exports_and_jobs_are_owner_scoped_and_names_are_checked(client: AsyncClient, container: Container) -> None:
+    alice = await sign_up_and_log_in(client, "alice@example.com")
+    bob = await sign_up_and_log_in(client, "bob@example.com")
+    job = await _run_batch(client, container, alice["headers"])
+    name = job["export_filename"]
+    for path in (f"/api/view-export/{name}", f"/api/download/{name}", f"/api/batch-jobs/{job['id']}"):
+        assert (await client.get(path, headers=bob["headers"])).status_code == 404, path
+    assert (await client.get("/api/list-exported-files", headers=bob["headers"])).json()["files"] == []
+    bob_file = (await _upload(client, bob["headers"])).json()["file_id"]
+    alice_using_bobs = await client.post("/api/batch-jobs", json={"file_id": bob_file}, headers=alice["headers"])
+    assert alice_using_bobs.status_code == 404
+    for attempt in ("..%2F..%2Fetc%2Fpasswd", "..%5C..%5Cwin.ini", "%2Fetc%2Fpasswd", "x%00.csv", "....csv", f"..%2F{name}"):
+        response = await client.get(f"/api/view-export/{attempt}", headers=alice["headers"])
+        assert response.status_code == 404, attempt
+
+
+async def test_an_interrupted_job_runs_again_and_its_export_is_whole(client: AsyncClient, container: Container) -> None:
+    user = await sign_up_and_log_in(client, "restart@example.com")
+    file_id = (await _upload(client, user["headers"])).json()["file_id"]
+    service = container.batch()
+    # The server stops right after queueing: the job is left 'running' half way, with no export.
+    container.job_queue.override(providers.Object(_Forget()))
+    started = (await client.post("/api/batch-jobs", json={"file_id": file_id}, headers=user["headers"])).json()["job"]
+    from datetime import UTC, datetime
+
+    await container.batch_store().start(started["id"], datetime.now(UTC))
+    await container.batch_store().progress(started["id"], "search", 2)
+    assert (await client.get("/api/list-exported-files", headers=user["headers"])).json()["files"] == []
+
+    container.job_queue.reset_override()  # "restart"
+    assert await service.resume_unfinished() == [started["id"]]
+    await container.job_queue().drain()
+    job = (await client.get(f"/api/batch-jobs/{started['id']}", headers=user["headers"])).json()["job"]
+    assert job["status"] == "done" and job["done"] == 3
+    files = (await client.get("/api/list-exported-files", headers=user["headers"])).json()["files"]
+    assert len(files) == 1
+    text = (await client.get(f"/api/view-export/{files[0]['name']}", headers=user["headers"])).text
+    assert len([r for r in csv.DictReader(io.StringIO(text)) if r["address"]]) == 3
+
+
+class _Forget:
+    async def enqueue(self, job_id: str) -> None:
+        return None
