@@ -187,9 +187,14 @@ class BatchService:
 
     async def _search(self, job_id: str, rows: list[AddressRow]) -> list[dict[str, Any]]:
         results = []
+        # Portfolios repeat addresses; an answer is computed once and shared by every repeat.
+        answers: dict[str, dict[str, Any]] = {}
         last_report = time.monotonic()
         for index, row in enumerate(rows, start=1):
-            results.append(await self._answer(row))
+            answer = answers.get(row.one_line)
+            if answer is None:
+                answer = answers[row.one_line] = _export_fields(await self._answer(row))
+            results.append(answer)
             if index % PROGRESS_EVERY_ROWS == 0 and time.monotonic() - last_report > 0.2:
                 await self._store.progress(job_id, "search", index)
                 last_report = time.monotonic()
@@ -221,6 +226,14 @@ class BatchService:
         for job_id in job_ids:
             await self.queue.enqueue(job_id)
         return job_ids
+
+
+EXPORT_FIELDS = ("address", "occupants", "Total_Score", "Top3_Scores_Combined")
+
+
+def _export_fields(result: dict[str, Any]) -> dict[str, Any]:
+    """Only what the export needs: a 100,000-row job keeps every answer until it writes the file."""
+    return {field: result.get(field) for field in EXPORT_FIELDS}
 
 
 def _is_utf8(content: bytes) -> bool:
