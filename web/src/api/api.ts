@@ -9,7 +9,12 @@ import { sessionCleared, sessionReceived, userUpdated } from '../features/auth/a
 import { getAccessToken, redirectToLogin, refreshSession } from '../features/auth/session';
 import { apiUrl } from './url';
 import type {
+  BatchJob,
+  BatchJobResponse,
   ChangePasswordRequest,
+  ExportedFile,
+  ExportedFilesResponse,
+  UploadResponse,
   NearbySearchResponse,
   RecentSearchesResponse,
   StoredSearchResponse,
@@ -99,7 +104,7 @@ export const baseQueryWithReauth: BaseQueryFn<string | FetchArgs, unknown, Fetch
 export const api = createApi({
   reducerPath: 'api',
   baseQuery: baseQueryWithReauth,
-  tagTypes: ['Me', 'SearchStats', 'Providers', 'Searches'],
+  tagTypes: ['Me', 'SearchStats', 'Providers', 'Searches', 'Exports'],
   endpoints: (build) => ({
     login: build.mutation<SessionResponse, LoginRequest>({
       query: (body) => ({ url: '/api/auth/login', method: 'POST', body }),
@@ -174,6 +179,27 @@ export const api = createApi({
       transformResponse: (response: RecentSearchesResponse) => response.searches,
       providesTags: ['Searches'],
     }),
+    uploadCsv: build.mutation<UploadResponse, File>({
+      query: (file) => {
+        const form = new FormData();
+        form.append('file', file);
+        return { url: '/api/upload-csv', method: 'POST', body: form };
+      },
+    }),
+    startBatchJob: build.mutation<BatchJob, string>({
+      query: (fileId) => ({ url: '/api/batch-jobs', method: 'POST', body: { file_id: fileId } }),
+      transformResponse: (response: BatchJobResponse) => response.job,
+      invalidatesTags: ['SearchStats'],
+    }),
+    getBatchJob: build.query<BatchJob, string>({
+      query: (id) => `/api/batch-jobs/${encodeURIComponent(id)}`,
+      transformResponse: (response: BatchJobResponse) => response.job,
+    }),
+    listExportedFiles: build.query<ExportedFile[], void>({
+      query: () => '/api/list-exported-files',
+      transformResponse: (response: ExportedFilesResponse) => response.files,
+      providesTags: ['Exports'],
+    }),
     getSearchResult: build.query<StoredSearchResponse, string>({
       query: (id) => `/api/search-results/${encodeURIComponent(id)}`,
       providesTags: (_result, _error, id) => [{ type: 'Searches', id }],
@@ -197,4 +223,8 @@ export const {
   useNearbySearchMutation,
   useGetRecentSearchesQuery,
   useGetSearchResultQuery,
+  useUploadCsvMutation,
+  useStartBatchJobMutation,
+  useGetBatchJobQuery,
+  useListExportedFilesQuery,
 } = api;

@@ -171,3 +171,40 @@ export interface StoredSearchResponse {
   previous_id: string | null;
   next_id: string | null;
 }
+
+// --- batch (POST /api/upload-csv, /api/batch-jobs, GET /api/list-exported-files) ---
+
+export interface UploadResponse {
+  status: string;
+  file_id: string;
+  file_path: string;
+  rows: number;
+}
+
+export interface BatchJob {
+  id: string;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  stage: 'search' | 'matching' | 'export';
+  done: number;
+  total: number;
+  eta_seconds: number | null;
+  export_filename: string | null;
+  error: string | null;
+}
+
+export interface BatchJobResponse {
+  status: string;
+  job: BatchJob;
+}
+
+export interface ExportedFile {
+  id: string;
+  name: string;
+  path: string;
+  exported_at: string;
+}
+
+export interface ExportedFilesResponse {
+  status: string;
+  files: ExportedFile[];
+}

@@ -14,21 +14,13 @@ const SettingsPage = lazy(() => import('../features/profile/SettingsPage'));
 const DashboardPage = lazy(() => import('../features/dashboard/DashboardPage'));
 const NotFound = lazy(() => import('../features/layout/NotFound'));
 const SearchResultPage = lazy(() => import('../features/searchResult/SearchResultPage'));
+const ExportDetailPage = lazy(() => import('../features/exports/ExportDetailPage'));
 
 const PRODUCT_TITLES: Record<string, string> = {
   commercial: 'Commercial Property & Casualty',
   personal: 'Personal Property & Casualty',
   health: 'Life & Health',
 };
-
-function safeDecode(value: string | undefined): string {
-  if (!value) return '';
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
 
 export function AppRoutes() {
   return (
@@ -76,10 +68,7 @@ export function AppRoutes() {
           path="batch-export-detail/:filename"
           element={
             <RequireAuth>
-              <PlaceholderPage
-                title={(params) => `Export: ${safeDecode(params.filename)}`}
-                back={{ to: '/data-processing', label: 'Back' }}
-              />
+              <ExportDetailPage />
             </RequireAuth>
           }
         />

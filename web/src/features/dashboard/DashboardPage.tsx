@@ -5,6 +5,7 @@ import { Banner } from '../../components/Banner';
 import { usePageTitle } from '../../components/usePageTitle';
 import { selectRole, selectUser } from '../auth/authSlice';
 import { useGetRecentSearchesQuery } from '../../api/api';
+import { ExportHistory } from '../search/ExportHistory';
 import { LookupPanel } from '../search/LookupPanel';
 import { RecentSearches } from '../search/RecentSearches';
 import { splitRecent } from '../search/resultView';
@@ -52,7 +53,10 @@ export default function DashboardPage() {
         <SearchStatsPanel role={role} />
         <LookupPanel />
       </div>
-      <RecentSearches latest={latest} others={others} loading={recentLoading} />
+      <div className="dashboard-lists">
+        <RecentSearches latest={latest} others={others} loading={recentLoading} />
+        <ExportHistory />
+      </div>
     </div>
   );
 }

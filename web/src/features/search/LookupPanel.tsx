@@ -1,9 +1,18 @@
-import { useRef, useState, type DragEvent, type FormEvent } from 'react';
-import { useGetSearchStatsQuery, useNearbySearchMutation } from '../../api/api';
+import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import {
+  api,
+  useGetBatchJobQuery,
+  useGetSearchStatsQuery,
+  useNearbySearchMutation,
+  useStartBatchJobMutation,
+  useUploadCsvMutation,
+} from '../../api/api';
+import { useAppDispatch } from '../../app/hooks';
 import type { SearchResult } from '../../api/types';
 import { Banner, type BannerKind } from '../../components/Banner';
 import { remainingOf } from '../dashboard/quota';
-import { NO_RESULTS, searchErrorMessage } from './resultView';
+import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from './resultView';
+import { BatchProgress } from './BatchProgress';
 
 interface Status {
   kind: BannerKind;
@@ -27,36 +36,88 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
   const [helpOpen, setHelpOpen] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const { data: stats, refetch: refetchStats } = useGetSearchStatsQuery();
-  const [search, { isLoading: busy }] = useNearbySearchMutation();
+  const [search, { isLoading: searching }] = useNearbySearchMutation();
+  const [uploadCsv, { isLoading: uploading }] = useUploadCsvMutation();
+  const [startJob, { isLoading: starting }] = useStartBatchJobMutation();
+  const [fileId, setFileId] = useState<string | null>(null);
+  const [jobId, setJobId] = useState<string | null>(null);
+  const dispatch = useAppDispatch();
+  const { data: job } = useGetBatchJobQuery(jobId ?? '', { skip: !jobId, pollingInterval: jobId ? 1000 : 0 });
+  const jobRunning = !!jobId && (!job || job.status === 'queued' || job.status === 'running');
+  const busy = searching || uploading || starting || jobRunning;
+
+  useEffect(() => {
+    if (!job || !jobId || job.id !== jobId) return;
+    if (job.status === 'done') {
+      // SPEC §4: the export joins the history, the file is cleared.
+      setStatus({ kind: 'success', text: `Batch complete: ${job.total} address(es) exported to ${job.export_filename}` });
+      setJobId(null);
+      clearFile();
+      dispatch(api.util.invalidateTags(['Exports', 'Searches', 'SearchStats']));
+    } else if (job.status === 'failed') {
+      setStatus({ kind: 'error', text: `Batch processing error: ${job.error ?? 'the job failed'}` });
+      setJobId(null);
+    }
+  }, [job, jobId, dispatch]);
   const remaining = stats ? remainingOf(stats) : null;
   const limitReached = remaining === 0;
+
+  function clearFile() {
+    setFile(null);
+    setFileId(null);
+    if (fileInput.current) fileInput.current.value = '';
+  }
 
   function typeAddress(value: string) {
     setAddress(value);
     if (file) {
       // SPEC §4: typing an address while a file is ready clears the file and the message.
-      setFile(null);
+      clearFile();
       setStatus(null);
-      if (fileInput.current) fileInput.current.value = '';
     }
   }
 
-  function chooseFile(chosen: File | undefined) {
-    if (!chosen) return;
+  async function chooseFile(chosen: File | undefined) {
+    if (!chosen || busy) return;
     if (!chosen.name.toLowerCase().endsWith('.csv')) {
-      setStatus({ kind: 'error', text: 'Upload failed: Only .csv files are accepted' });
+      setStatus({ kind: 'error', text: 'Upload failed: Only .csv files are accepted.' });
       return;
     }
     setAddress(''); // choosing a file clears the address
     setFile(chosen);
-    setStatus({ kind: 'info', text: `File selected: ${chosen.name}` });
+    setFileId(null);
+    setStatus({ kind: 'info', text: `Uploading ${chosen.name}...` });
+    try {
+      const uploaded = await uploadCsv(chosen).unwrap();
+      setFileId(uploaded.file_id);
+      setStatus({ kind: 'success', text: `File uploaded successfully: ${chosen.name}` });
+    } catch (error) {
+      clearFile();
+      setStatus({ kind: 'error', text: uploadErrorText(error) });
+    }
+  }
+
+  async function processBatch() {
+    if (!fileId) {
+      setStatus({ kind: 'warning', text: 'Please upload a CSV file and wait for upload to complete.' });
+      return;
+    }
+    setStatus({ kind: 'info', text: 'Batch processing started.' });
+    try {
+      const started = await startJob(fileId).unwrap();
+      setJobId(started.id);
+    } catch (error) {
+      const message = batchErrorMessage(error);
+      setStatus({ kind: 'error', text: message.text });
+      if (message.limitReached) void refetchStats();
+    }
   }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (busy || limitReached) return;
     if (file && !address.trim()) {
-      setStatus({ kind: 'info', text: 'Batch processing is coming soon.' });
+      await processBatch();
       return;
     }
     if (!address.trim()) {
@@ -78,7 +139,7 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
 
   function onDrop(event: DragEvent<HTMLDivElement>) {
     event.preventDefault();
-    chooseFile(event.dataTransfer.files?.[0]);
+    void chooseFile(event.dataTransfer.files?.[0]);
   }
 
   return (
@@ -138,7 +199,8 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
               type="file"
               accept=".csv,text/csv"
               className="visually-hidden"
-              onChange={(e) => chooseFile(e.target.files?.[0])}
+              disabled={busy}
+              onChange={(e) => void chooseFile(e.target.files?.[0])}
             />
           </label>
           <p className="muted small">Columns: Street Address, City, State, Zip, Country</p>
@@ -148,6 +210,7 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
           {actionLabel({ busy, limitReached, address, file })}
         </button>
       </form>
+      {job && jobId && <BatchProgress job={job} />}
       {status && (
         <Banner kind={status.kind} className="lookup-status">
           {status.text}

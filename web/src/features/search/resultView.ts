@@ -156,3 +156,28 @@ export function searchErrorMessage(error: unknown): { text: string; limitReached
   const detail = text ?? (failure && 'error' in failure ? String(failure.error) : 'Unknown error');
   return { text: `Search error: ${detail}`, limitReached: false };
 }
+
+/** SPEC §8's batch messages, by status. */
+export function batchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
+  const failure = error as FetchBaseQueryError | undefined;
+  const status = failure?.status;
+  const text = failure ? serverText(failure) : undefined;
+  if (text?.toLowerCase().includes('search limit reached')) return { text: LIMIT_MESSAGE, limitReached: true };
+  if (status === 504) {
+    return {
+      text: 'Server gateway timeout during batch processing. This may happen with large files. Please try again or contact support if this persists.',
+      limitReached: false,
+    };
+  }
+  if (status === 503) return { text: 'Service temporarily unavailable. Please try again in a few minutes.', limitReached: false };
+  if (typeof status === 'number' && status >= 500) {
+    return { text: 'Server error occurred during batch processing. Please try again or contact support.', limitReached: false };
+  }
+  return { text: `Batch processing error: ${text ?? 'Unknown error'}`, limitReached: false };
+}
+
+export function uploadErrorText(error: unknown): string {
+  const failure = error as FetchBaseQueryError | undefined;
+  if (failure && typeof failure.status === 'number') return `Upload failed: ${serverText(failure) ?? 'Unknown upload error'}`;
+  return `Upload error: ${failure && 'error' in failure ? String(failure.error) : 'the upload did not reach the server'}`;
+}
