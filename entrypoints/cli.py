@@ -41,6 +41,16 @@ def serve(host: str, port: int) -> None:
     uvicorn.run("entrypoints.asgi:app", host=host, port=port, log_config=None, access_log=False)
 
 
+@main.command()
+@click.option("--workers", default=1, show_default=True, help="Worker processes.")
+def worker(workers: int) -> None:
+    """Run batch jobs from the Taskiq queue on Redis (PERILSCOPE_JOB_QUEUE=taskiq, REDIS_URL)."""
+    os.execv(
+        str(Path(sys.executable).parent / "taskiq"),
+        ["taskiq", "worker", "entrypoints.worker:broker", "--workers", str(workers), "--no-configure-logging"],
+    )
+
+
 @main.group()
 def db() -> None:
     """Database schema."""

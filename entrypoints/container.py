@@ -18,6 +18,7 @@ from adapters.security.passwords import Argon2PasswordHasher
 from application.accounts import AccountPolicy, AccountService
 from adapters.db.batch_repository import SqlBatchStore
 from adapters.jobs.in_process import InProcessJobQueue
+from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 from application.batch import BatchService
 from application.contact import ContactService
 from application.external_sign_in import ExternalSignIn
@@ -162,12 +163,22 @@ class Container(containers.DeclarativeContainer):
 
     # --- batch ---------------------------------------------------------------------
     batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory)
-    job_queue = providers.Singleton(InProcessJobQueue)
+    in_process_queue = providers.Singleton(InProcessJobQueue)
+    job_queue = providers.Selector(
+        providers.Callable(lambda s: s.job_queue, settings),
+        inprocess=in_process_queue,
+        taskiq=providers.Singleton(
+            TaskiqJobQueue,
+            broker=providers.Singleton(
+                make_broker, redis_url=settings.provided.redis_url, queue_name=settings.provided.job_queue_name
+            ),
+        ),
+    )
     batch = providers.Singleton(
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
-    job_queue.add_kwargs(service=batch.provider)
+    in_process_queue.add_kwargs(service=batch.provider)
 
 
 def build_container(settings: Settings | None = None) -> Container:

@@ -47,6 +47,9 @@ class Settings:
     contact_recipients: tuple[str, ...] = ("sales@perilscope.local", "support@perilscope.local")
     oidc_clients: tuple[OidcClient, ...] = field(default_factory=tuple)
     geocoder: str = "embedded"  # or 'census'
+    job_queue: str = "inprocess"  # or 'taskiq' (workers: `perilscope worker`)
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    job_queue_name: str = "perilscope:batch"
     places_provider: str = "registry"  # or 'google', 'yelp'
     google_maps_api_key: str | None = None
     yelp_api_key: str | None = None
@@ -91,6 +94,9 @@ class Settings:
             ),
             oidc_clients=_oidc_clients(get),
             geocoder=get("PERILSCOPE_GEOCODER", defaults.geocoder),
+            job_queue=get("PERILSCOPE_JOB_QUEUE", defaults.job_queue),
+            redis_url=get("REDIS_URL", defaults.redis_url),
+            job_queue_name=get("PERILSCOPE_JOB_QUEUE_NAME", defaults.job_queue_name),
             places_provider=get("PERILSCOPE_PLACES_PROVIDER", defaults.places_provider),
             google_maps_api_key=get("GOOGLE_MAPS_API_KEY"),
             yelp_api_key=get("YELP_API_KEY"),

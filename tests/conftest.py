@@ -79,7 +79,7 @@ async def _load_reference_data(url: str) -> None:
         await engine.dispose()
 
 
-def test_settings(database_url: str, **overrides: object) -> Settings:
+def settings_for_tests(database_url: str, **overrides: object) -> Settings:
     values = {"environment": "test", "database_url": database_url, "base_url": "http://testserver.local"}
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
@@ -115,7 +115,7 @@ def reference_index(engine: AsyncEngine):  # noqa: ANN201
 def container(
     migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection, reference_index
 ) -> Container:  # noqa: ANN001
-    container = build_container(test_settings(migrated_database_url))
+    container = build_container(settings_for_tests(migrated_database_url))
     container.reference_index.override(reference_index)
     container.engine.override(engine)
     container.session_factory.override(create_session_factory(connection))

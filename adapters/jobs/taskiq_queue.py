@@ -1,0 +1,34 @@
+"""The distributed job queue: Taskiq over Redis. Workers (`perilscope worker`, on any machine
+that reaches Redis and the database) run the jobs; job state stays in our database."""
+
+from __future__ import annotations
+
+from taskiq import AsyncBroker
+from taskiq.kicker import AsyncKicker
+from taskiq_redis import RedisStreamBroker
+
+BATCH_TASK = "perilscope.run_batch_job"
+
+
+def make_broker(redis_url: str, queue_name: str = "perilscope:batch") -> AsyncBroker:
+    # Redis streams acknowledge a task only after it ran, so a worker that dies mid-job
+    # leaves it to be delivered again; our job rows make a rerun safe.
+    return RedisStreamBroker(url=redis_url, queue_name=queue_name)
+
+
+class TaskiqJobQueue:
+    def __init__(self, broker: AsyncBroker) -> None:
+        self._broker = broker
+        self._started = False
+
+    async def enqueue(self, job_id: str) -> None:
+        if not self._started:
+            await self._broker.startup()
+            self._started = True
+        # By name: the web process does not import the worker's task functions.
+        await AsyncKicker(task_name=BATCH_TASK, broker=self._broker, labels={}).kiq(job_id)
+
+    async def stop(self) -> None:
+        if self._started:
+            await self._broker.shutdown()
+            self._started = False
