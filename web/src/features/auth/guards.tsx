@@ -24,22 +24,16 @@ export function RequireAuth({ children }: { children: ReactNode }) {
 
 /** Admin pages: signed in (else /login) and role admin (else /). The server checks too. */
 export function RequireAdmin({ children }: { children: ReactNode }) {
-  const user = useAppSelector(selectUser);
+  return (
+    <RequireAuth>
+      <AdminOnly>{children}</AdminOnly>
+    </RequireAuth>
+  );
+}
+
+function AdminOnly({ children }: { children: ReactNode }) {
   const isAdmin = useAppSelector(selectIsAdmin);
-  const initialized = useAppSelector(selectInitialized);
-  const location = useLocation();
-  if (!initialized) return <PageSpinner />;
-  if (!user) {
-    return (
-      <Navigate
-        to="/login"
-        replace
-        state={{ from: { pathname: location.pathname, search: location.search, hash: location.hash } }}
-      />
-    );
-  }
-  if (!isAdmin) return <Navigate to="/" replace />;
-  return <>{children}</>;
+  return isAdmin ? <>{children}</> : <Navigate to="/" replace />;
 }
 
 export interface FromState {
