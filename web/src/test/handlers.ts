@@ -181,4 +181,7 @@ export const handlers = [
     '/api/auth/providers',
     counted('/api/auth/providers', () => HttpResponse.json({ providers: [{ id: 'google', name: 'Google' }] })),
   ),
+  // The dashboard's lists start empty; tests that need searches or exports override these.
+  http.get('/api/recent-searches', () => HttpResponse.json({ status: 'success', searches: [] })),
+  http.get('/api/list-exported-files', () => HttpResponse.json({ status: 'success', files: [] })),
 ];
