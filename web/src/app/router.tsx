@@ -56,14 +56,18 @@ export function AppRoutes() {
             </RequireAuth>
           }
         />
-        <Route
-          path="search-result/:id"
-          element={
-            <RequireAuth>
-              <SearchResultPage />
-            </RequireAuth>
-          }
-        />
+        {/* Without an id the page says 'No search result ID provided.' (SPEC §8). */}
+        {['search-result', 'search-result/:id'].map((path) => (
+          <Route
+            key={path}
+            path={path}
+            element={
+              <RequireAuth>
+                <SearchResultPage />
+              </RequireAuth>
+            }
+          />
+        ))}
         <Route
           path="batch-export-detail/:filename"
           element={

@@ -58,11 +58,9 @@ function StatsBody({ stats, role }: { stats: NonNullable<ReturnType<typeof useGe
       <div className="stats-figures">
         <div className="stat">
           <span className="stat-value" data-testid="searches-used">
-            {stats.current_month_searches}
+            {unlimited ? stats.current_month_searches : `${stats.current_month_searches} / ${stats.search_limit}`}
           </span>
-          <span className="stat-label">
-            {unlimited ? 'searches this month' : `of ${stats.search_limit} searches used this month`}
-          </span>
+          <span className="stat-label">{unlimited ? 'searches this month' : 'used this month'}</span>
         </div>
         <div className="stat">
           <span className="stat-value">{stats.total_searches}</span>

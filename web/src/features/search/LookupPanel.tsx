@@ -160,12 +160,13 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
                 aria-controls="lookup-help"
                 onClick={() => setHelpOpen((open) => !open)}
                 onBlur={() => setHelpOpen(false)}
+                onKeyDown={(e) => e.key === 'Escape' && setHelpOpen(false)}
               >
                 ?
               </button>
               {helpOpen && (
                 <span id="lookup-help" role="tooltip" className="tooltip">
-                  Enter a complete address: street, city, state and ZIP, e.g. 701 5th Ave, Seattle, WA 98104.
+                  Enter a complete address: street, city, state, ZIP (e.g. 701 5th Ave, Seattle, WA 98104).
                 </span>
               )}
             </span>

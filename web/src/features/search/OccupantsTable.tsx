@@ -1,8 +1,15 @@
 import type { Occupant } from '../../api/types';
-import { isUnknown, operations } from './resultView';
+import { CLOSED, isUnknown, operations } from './resultView';
+
+interface Props {
+  occupants: Occupant[];
+  caption?: string;
+  /** Adds a Status column (the dashboard); without it a closed business is flagged next to its name. */
+  showStatus?: boolean;
+}
 
 /** SPEC §2 'Occupant Detail': Occupant, Operations, NAICS Code (with its title as a tooltip). */
-export function OccupantsTable({ occupants, caption }: { occupants: Occupant[]; caption?: string }) {
+export function OccupantsTable({ occupants, caption, showStatus = false }: Props) {
   if (occupants.length === 0) return <p className="muted">No occupants on record at this address.</p>;
   return (
     <div className="table-scroll occupant-scroll">
@@ -13,23 +20,30 @@ export function OccupantsTable({ occupants, caption }: { occupants: Occupant[]; 
             <th scope="col">Occupant</th>
             <th scope="col">Operations</th>
             <th scope="col">NAICS Code</th>
-            <th scope="col">Status</th>
+            {showStatus && <th scope="col">Status</th>}
           </tr>
         </thead>
         <tbody>
           {occupants.map((o, i) => (
             <tr key={`${o.name}-${i}`}>
-              <td>{isUnknown(o.name) ? 'N/A' : o.name}</td>
+              <td>
+                {isUnknown(o.name) ? 'N/A' : o.name}
+                {!showStatus && o.business_status === CLOSED && (
+                  <span className="status-badge status-warning occupant-closed">Closed permanently</span>
+                )}
+              </td>
               <td>{operations(o)}</td>
               <td title={o.naics_title ?? undefined}>
                 {isUnknown(o.naics_code) ? 'N/A' : o.naics_code}
                 {o.naics_title && <span className="muted small naics-title"> {o.naics_title}</span>}
               </td>
-              <td>
-                <span className={`status-badge ${o.business_status === 'OPERATIONAL' ? 'status-ok' : 'status-other'}`}>
-                  {isUnknown(o.business_status) ? '—' : o.business_status}
-                </span>
-              </td>
+              {showStatus && (
+                <td>
+                  <span className={`status-badge ${o.business_status === 'OPERATIONAL' ? 'status-ok' : 'status-other'}`}>
+                    {isUnknown(o.business_status) ? '—' : o.business_status}
+                  </span>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

@@ -1,27 +1,74 @@
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { HAZARDS } from './resultView';
+import { Bar, BarChart, CartesianGrid, LabelList, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { HAZARDS, formatScore } from './resultView';
 
-/** All 18 geo peril scores as bars; not-applicable hazards show as N/A, never as 0. */
-export default function PerilChart({ perils }: { perils: Record<string, number | null> }) {
-  const data = HAZARDS.map((h) => ({ name: h.name, score: perils[`${h.code}_Score`] ?? null }));
-  const notApplicable = data.filter((d) => d.score === null).map((d) => d.name);
+interface Props {
+  perils: Record<string, number | null>;
+  ratings?: Record<string, string | null> | null;
+}
+
+function scoreLabel(value: unknown): string {
+  return typeof value === 'number' ? value.toFixed(1) : 'N/A';
+}
+
+/**
+ * All 18 geo peril scores as bars. A hazard that does not apply to the county (null) gets no
+ * bar and reads 'N/A' on its axis label and in the table: never a 0.
+ */
+export default function PerilChart({ perils, ratings }: Props) {
+  const rows = HAZARDS.map((h) => ({
+    code: h.code,
+    name: h.name,
+    score: perils[`${h.code}_Score`] ?? null,
+    rating: ratings?.[h.code] ?? null,
+  }));
+  const notApplicable = new Set(rows.filter((r) => r.score === null).map((r) => r.name));
   return (
     <figure className="peril-chart" data-testid="peril-chart">
       <div style={{ width: '100%', height: 520 }}>
-        <ResponsiveContainer>
-          <BarChart data={data} layout="vertical" margin={{ left: 24, right: 16, top: 8, bottom: 8 }}>
+        <ResponsiveContainer initialDimension={{ width: 520, height: 520 }}>
+          <BarChart data={rows} layout="vertical" margin={{ left: 8, right: 40, top: 8, bottom: 8 }}>
             <CartesianGrid strokeDasharray="3 3" horizontal={false} />
             <XAxis type="number" domain={[0, 100]} />
-            <YAxis type="category" dataKey="name" width={140} interval={0} tick={{ fontSize: 12 }} />
-            <Tooltip formatter={(value) => (typeof value === 'number' ? value.toFixed(1) : 'N/A')} />
-            <Bar dataKey="score" name="Score (0-100)" fill="#0f7c8c" isAnimationActive={false} />
+            <YAxis
+              type="category"
+              dataKey="name"
+              width={170}
+              interval={0}
+              tick={{ fontSize: 12 }}
+              tickFormatter={(name: string) => (notApplicable.has(name) ? `${name} (N/A)` : name)}
+            />
+            <Tooltip formatter={(value) => scoreLabel(value)} />
+            <Bar dataKey="score" name="Score (0-100)" fill="#0f7c8c" isAnimationActive={false}>
+              <LabelList dataKey="score" position="right" fontSize={11} formatter={scoreLabel} />
+            </Bar>
           </BarChart>
         </ResponsiveContainer>
       </div>
       <figcaption className="muted small">
         FEMA National Risk Index scores, 0 to 100 (county level).
-        {notApplicable.length > 0 && ` Not applicable here (N/A): ${notApplicable.join(', ')}.`}
+        {notApplicable.size > 0 && ` Not applicable here (N/A): ${[...notApplicable].join(', ')}.`}
       </figcaption>
+      <details className="peril-table">
+        <summary>All 18 scores as a table</summary>
+        <table className="table table-compact" aria-label="Geo peril scores">
+          <thead>
+            <tr>
+              <th scope="col">Hazard</th>
+              <th scope="col">Score</th>
+              <th scope="col">Rating</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.code}>
+                <th scope="row">{r.name}</th>
+                <td>{formatScore(r.score, 1)}</td>
+                <td>{r.rating ?? 'N/A'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
     </figure>
   );
 }

@@ -1,24 +1,39 @@
+import { lazy, Suspense } from 'react';
 import { Link } from 'react-router-dom';
 import type { RecentSearch } from '../../api/types';
+import { Spinner } from '../../components/Spinner';
 import { OccupantsTable } from './OccupantsTable';
 import { formatScore, navigationState, toCard, type ResultCard } from './resultView';
-import { lazy, Suspense } from 'react';
-import { Spinner } from '../../components/Spinner';
 
+// recharts is large: it loads with the first chart, never with the initial JS.
 const PerilChart = lazy(() => import('./PerilChart'));
 
-function ResultCardView({ card, latest = false }: { card: ResultCard; latest?: boolean }) {
+/** The place photo of a search, through the server's photo route (the maps key stays on the server). */
+function imageUrlOf(search: RecentSearch): string | null {
+  const ref = search.result_data?.extra_info?.photos?.[0]?.photo_reference;
+  return ref ? `/api/place-photo?ref=${encodeURIComponent(ref)}&maxwidth=400` : null;
+}
+
+function ResultCardView({ card, imageUrl, latest = false }: { card: ResultCard; imageUrl: string | null; latest?: boolean }) {
   return (
     <Link
       to={`/search-result/${encodeURIComponent(card.id)}`}
-      state={navigationState(card)}
+      state={navigationState(card, imageUrl)}
       className={`result-card${card.hasWarning ? ' result-card-warning' : ''}${latest ? ' result-card-latest' : ''}`}
     >
-      <strong className="result-card-address">{card.address}</strong>
+      <span className="result-card-head">
+        <strong className="result-card-address">{card.address}</strong>
+        {card.warning && (
+          <span className="status-badge status-warning" data-testid="card-warning">
+            <span aria-hidden="true">⚠ </span>
+            {card.warning}
+          </span>
+        )}
+      </span>
       <span className="muted small">{card.dateLastUpdated}</span>
       <dl className="result-card-facts">
         <div><dt>Occupants</dt><dd>{card.occupants}</dd></div>
-        <div><dt>Vacancies</dt><dd>{card.vacancies}</dd></div>
+        <div><dt>Vacancies</dt><dd>{card.vacancies ?? 'N/A'}</dd></div>
         <div><dt>Photos</dt><dd>{card.photos}</dd></div>
         <div><dt>Operation alerts</dt><dd>{card.operationAlerts}</dd></div>
         {card.totalScore > 0 && (
@@ -26,32 +41,47 @@ function ResultCardView({ card, latest = false }: { card: ResultCard; latest?: b
         )}
         <div><dt>NAICS</dt><dd>{card.naics_code}</dd></div>
       </dl>
-      {card.top3ScoresCombined && <p className="top3 small">{card.top3ScoresCombined}</p>}
+      {card.top3ScoresCombined && <span className="top3 small">{card.top3ScoresCombined}</span>}
       {card.type === 'Error' && <span className="status-badge status-other">Error</span>}
     </Link>
+  );
+}
+
+function CardSkeleton() {
+  return (
+    <div className="result-card skeleton-card" aria-hidden="true">
+      <span className="skeleton skeleton-line skeleton-wide" />
+      <span className="skeleton skeleton-line" />
+      <span className="skeleton skeleton-line skeleton-wide" />
+    </div>
   );
 }
 
 /** Recent Single Searches: the Latest Result card and a scroll list of the others (SPEC §2, §4). */
 export function RecentSearches({ latest, others, loading }: { latest: RecentSearch | null; others: RecentSearch[]; loading: boolean }) {
   return (
-    <section className="card recent-searches" aria-labelledby="recent-title">
+    <section className="card recent-searches" aria-labelledby="recent-title" aria-busy={loading}>
       <h2 id="recent-title" className="card-title">
         Recent Single Searches
       </h2>
-      {loading && <Spinner label="Loading recent searches..." />}
+      {loading && (
+        <div role="status" aria-label="Loading recent searches..." className="skeleton-list">
+          <CardSkeleton />
+          <CardSkeleton />
+        </div>
+      )}
       {!loading && !latest && (
         <p className="muted">No searches yet. Look up an address to see its occupants and risks.</p>
       )}
       {latest && (
         <>
           <h3 className="subtitle">Latest Result</h3>
-          <ResultCardView card={toCard(latest)} latest />
+          <ResultCardView card={toCard(latest)} imageUrl={imageUrlOf(latest)} latest />
           {latest.result_data && (
             <div className="latest-details">
-              <OccupantsTable occupants={latest.result_data.occupants} caption="Occupants at the latest address" />
+              <OccupantsTable occupants={latest.result_data.occupants} caption="Occupants at the latest address" showStatus />
               <Suspense fallback={<Spinner label="Loading chart..." />}>
-                <PerilChart perils={latest.result_data.perils} />
+                <PerilChart perils={latest.result_data.perils} ratings={latest.result_data.ratings} />
               </Suspense>
             </div>
           )}
@@ -61,7 +91,7 @@ export function RecentSearches({ latest, others, loading }: { latest: RecentSear
         <ul className="recent-list" aria-label="Earlier searches">
           {others.map((search) => (
             <li key={search.search_id}>
-              <ResultCardView card={toCard(search)} />
+              <ResultCardView card={toCard(search)} imageUrl={imageUrlOf(search)} />
             </li>
           ))}
         </ul>

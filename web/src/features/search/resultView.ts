@@ -11,6 +11,7 @@ export const HAZARDS: { code: string; name: string }[] = [
   { code: 'VLCN', name: 'Volcanic Activity' }, { code: 'WFIR', name: 'Wildfire' }, { code: 'WNTW', name: 'Winter Weather' },
 ];
 
+export const CLOSED = 'CLOSED_PERMANENTLY';
 export const ADDRESS_UNKNOWN = 'Address Unknown';
 export const NO_RESULTS = 'No results found for this address';
 export const LIMIT_MESSAGE =
@@ -37,7 +38,7 @@ export function parseAddressText(text: string | null | undefined): AddressText {
     if (colon > 0) details.push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
   }
   const lookup = (key: string) => details.find(([k]) => k === key)?.[1];
-  const space = lookup('Total Space Available')?.replace(/[^\d]/g, '');
+  const space = lookup('Total Space Available')?.match(/\d[\d,]*(\.\d+)?/)?.[0].replace(/,/g, '');
   const rent = lookup('Rental Rate');
   return {
     address,
@@ -72,11 +73,14 @@ export interface ResultCard {
   id: string;
   address: string;
   occupants: number;
-  vacancies: number;
+  /** null when unknown: shown as N/A, never as a made-up 0 (DESIGN 'Unknown is shown as unknown'). */
+  vacancies: number | null;
   photos: number;
   operationAlerts: number;
   dateLastUpdated: string;
   hasWarning: boolean;
+  /** Why the warning flag is up: 'Search failed' or 'Closed permanently'. */
+  warning: string | null;
   type: string;
   totalScore: number;
   top3ScoresCombined: string;
@@ -88,22 +92,26 @@ export function toCard(search: RecentSearch): ResultCard {
   const result = search.result_data;
   if (!result) {
     return {
-      id: search.search_id, address: 'Search Failed', occupants: 0, vacancies: 0, photos: 0, operationAlerts: 0,
-      dateLastUpdated: formatDate(search.timestamp), hasWarning: true, type: 'Error', totalScore: 0,
+      id: search.search_id, address: 'Search Failed', occupants: 0, vacancies: null, photos: 0, operationAlerts: 0,
+      dateLastUpdated: formatDate(search.timestamp), hasWarning: true, warning: 'Search failed', type: 'Error', totalScore: 0,
       top3ScoresCombined: '', naics_code: 'N/A', occupantDetails: [],
     };
   }
   const text = parseAddressText(result.address);
   const occupants = search.filtered_results ?? [];
+  // SPEC §8: a business status of CLOSED_PERMANENTLY sets the warning (the result's or an occupant's).
+  const closed =
+    result.business_status === CLOSED || occupants.some((o) => o.business_status === CLOSED);
   return {
     id: search.search_id,
     address: text.address,
     occupants: search.total_results,
-    vacancies: text.vacancies ?? 0,
+    vacancies: result.vacancies ?? text.vacancies,
     photos: result.extra_info?.photos?.length ?? 0,
     operationAlerts: result.types?.length ?? 0,
     dateLastUpdated: formatDate(search.timestamp),
-    hasWarning: occupants.some((o) => o.business_status === 'CLOSED_PERMANENTLY'),
+    hasWarning: closed,
+    warning: closed ? 'Closed permanently' : null,
     type: (result.types ?? []).join(', '),
     totalScore: result.Total_Score ?? 0,
     top3ScoresCombined: result.Top3_Scores_Combined ?? '',
@@ -119,19 +127,61 @@ export function splitRecent(searches: RecentSearch[]): { latest: RecentSearch | 
 }
 
 /** The navigation state a card passes to /search-result/{id} (SPEC §2). */
-export function navigationState(card: ResultCard) {
+export interface ResultNavState {
+  id: string;
+  address: string;
+  vacancies: number | null;
+  photosCount: number;
+  dateLastUpdated: string;
+  imageUrl: string | null;
+  occupantDetails: Occupant[];
+  totalScore: number;
+  top3ScoresCombined: string;
+  naics_code: string;
+}
+
+export function navigationState(card: ResultCard, imageUrl: string | null = null): ResultNavState {
   return {
     id: card.id,
     address: card.address,
     vacancies: card.vacancies,
     photosCount: card.photos,
     dateLastUpdated: card.dateLastUpdated,
-    imageUrl: null,
+    imageUrl,
     occupantDetails: card.occupantDetails,
     totalScore: card.totalScore,
     top3ScoresCombined: card.top3ScoresCombined,
     naics_code: card.naics_code,
   };
+}
+
+/** The navigation state, when it is a card's and its id is the route's id (SPEC §4); else null. */
+export function readNavState(state: unknown, id: string): ResultNavState | null {
+  if (!state || typeof state !== 'object') return null;
+  const s = state as Partial<ResultNavState>;
+  if (s.id !== id || typeof s.address !== 'string') return null;
+  return {
+    id,
+    address: s.address,
+    vacancies: typeof s.vacancies === 'number' ? s.vacancies : null,
+    photosCount: typeof s.photosCount === 'number' ? s.photosCount : 0,
+    dateLastUpdated: typeof s.dateLastUpdated === 'string' ? s.dateLastUpdated : formatDate(null),
+    imageUrl: typeof s.imageUrl === 'string' ? s.imageUrl : null,
+    occupantDetails: Array.isArray(s.occupantDetails) ? s.occupantDetails : [],
+    totalScore: typeof s.totalScore === 'number' ? s.totalScore : 0,
+    top3ScoresCombined: typeof s.top3ScoresCombined === 'string' ? s.top3ScoresCombined : '',
+    naics_code: typeof s.naics_code === 'string' ? s.naics_code : 'N/A',
+  };
+}
+
+/**
+ * The HTTP status of a failure. A body that is not JSON (a proxy's HTML 502 page) comes back from
+ * fetchBaseQuery as PARSING_ERROR with the real status in originalStatus.
+ */
+function httpStatus(error: FetchBaseQueryError | undefined): number | string | undefined {
+  if (!error) return undefined;
+  if (error.status === 'PARSING_ERROR') return error.originalStatus;
+  return error.status;
 }
 
 function serverText(error: FetchBaseQueryError): string | undefined {
@@ -142,7 +192,7 @@ function serverText(error: FetchBaseQueryError): string | undefined {
 /** SPEC §8's single-search messages, by status. */
 export function searchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
   const failure = error as FetchBaseQueryError | undefined;
-  const status = failure?.status;
+  const status = httpStatus(failure);
   const text = failure ? serverText(failure) : undefined;
   if (status === 'TIMEOUT_ERROR') {
     return { text: 'Search request timed out. The server may be busy processing your request. Please try again in a few minutes.', limitReached: false };
@@ -153,14 +203,20 @@ export function searchErrorMessage(error: unknown): { text: string; limitReached
   if (typeof status === 'number' && status >= 500) {
     return { text: 'Server error occurred. Please try again or contact support if this persists.', limitReached: false };
   }
-  const detail = text ?? (failure && 'error' in failure ? String(failure.error) : 'Unknown error');
+  const detail =
+    text ??
+    (failure?.status === 'PARSING_ERROR'
+      ? `the server answered ${failure.originalStatus}`
+      : failure && 'error' in failure
+        ? String(failure.error)
+        : 'Unknown error');
   return { text: `Search error: ${detail}`, limitReached: false };
 }
 
 /** SPEC §8's batch messages, by status. */
 export function batchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
   const failure = error as FetchBaseQueryError | undefined;
-  const status = failure?.status;
+  const status = httpStatus(failure);
   const text = failure ? serverText(failure) : undefined;
   if (text?.toLowerCase().includes('search limit reached')) return { text: LIMIT_MESSAGE, limitReached: true };
   if (status === 504) {

@@ -1,27 +1,102 @@
 import { lazy, Suspense, useState } from 'react';
+import { useStore } from 'react-redux';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
-import { useAppSelector } from '../../app/hooks';
-import { apiUrl } from '../../api/url';
 import { useGetSearchResultQuery } from '../../api/api';
+import type { Occupant, RecentSearch, ScoreReceipt } from '../../api/types';
+import { useAppDispatch } from '../../app/hooks';
 import { Banner } from '../../components/Banner';
-import { PageSpinner, Spinner } from '../../components/Spinner';
+import { Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { selectAccessToken } from '../auth/authSlice';
 import { OccupantsTable } from '../search/OccupantsTable';
-import { formatDate, formatScore, parseAddressText } from '../search/resultView';
+import { formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../search/resultView';
+import { downloadFile } from './download';
+import { InfoTip } from './InfoTip';
 
+// recharts loads with the page that draws it, never with the initial JS.
 const PerilChart = lazy(() => import('../search/PerilChart'));
 
-const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index).';
+export const NO_ID = 'No search result ID provided.';
+export const NOT_FOUND = 'Could not load result data.';
+export const LOAD_FAILED = 'Failed to load search result details.';
+export const BAD_DATA = 'Error processing data. Please try refreshing.';
+export const LOADING = 'Loading search result...';
+const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index), 0 to 100.';
 const TOP3_TOOLTIP = 'Top three disaster geo peril';
+const FEMA_NOTE = "FEMA's National Risk Index is meant for planning, not for decisions about a single property.";
+
+/** What the page shows: from the stored search, or (while it loads) from the card's navigation state. */
+interface ResultView {
+  address: string;
+  details: [string, string][];
+  vacancies: number | null;
+  rentalRate: string | null;
+  occupants: number;
+  photos: number;
+  lastUpdate: string;
+  occupantDetails: Occupant[];
+  totalScore: number | null;
+  top3: string;
+  perils: Record<string, number | null> | null;
+  ratings: Record<string, string | null> | null;
+  receipt: ScoreReceipt | null;
+}
+
+function fromServer(search: RecentSearch): ResultView | null {
+  const result = search.result_data;
+  if (!result) return null;
+  const text = parseAddressText(result.address);
+  return {
+    address: text.address,
+    details: text.details,
+    vacancies: result.vacancies ?? text.vacancies,
+    rentalRate: result.rental_rate ?? text.rentalRate,
+    occupants: result.total_results ?? search.total_results,
+    photos: result.extra_info?.photos?.length ?? 0,
+    lastUpdate: formatDate(search.timestamp),
+    occupantDetails: result.occupants ?? search.filtered_results ?? [],
+    totalScore: result.Total_Score,
+    top3: result.Top3_Scores_Combined ?? '',
+    perils: result.perils ?? null,
+    ratings: result.ratings ?? null,
+    receipt: result.receipt ?? null,
+  };
+}
+
+function fromNavState(state: ResultNavState): ResultView {
+  return {
+    address: state.address,
+    details: [],
+    vacancies: state.vacancies,
+    rentalRate: null,
+    occupants: state.occupantDetails.length,
+    photos: state.photosCount,
+    lastUpdate: state.dateLastUpdated,
+    occupantDetails: state.occupantDetails,
+    totalScore: state.totalScore,
+    top3: state.top3ScoresCombined,
+    perils: null,
+    ratings: null,
+    receipt: null,
+  };
+}
 
 function ErrorPanel({ text }: { text: string }) {
   const navigate = useNavigate();
+  const location = useLocation();
+  // Opened directly there is no page to go back to: go to the dashboard instead.
+  usePageTitle('Search Result');
+  const goBack = () => (location.key === 'default' ? navigate('/data-processing') : navigate(-1));
   return (
     <div className="page">
+      <header className="page-header result-header">
+        <h1>Search Result</h1>
+        <Link to="/data-processing" className="btn btn-outline">
+          Back to Search List
+        </Link>
+      </header>
       <div className="error-panel" role="alert">
         <p>{text}</p>
-        <button type="button" className="btn btn-outline" onClick={() => navigate(-1)}>
+        <button type="button" className="btn btn-outline" onClick={goBack}>
           Go Back
         </button>
       </div>
@@ -32,74 +107,77 @@ function ErrorPanel({ text }: { text: string }) {
 /** /search-result/{id}: one stored search, always loaded from the server (no made-up data). */
 export default function SearchResultPage() {
   const { id } = useParams();
-  if (!id) return <ErrorPanel text="No search result ID provided." />;
-  return <SearchResultView id={id} />;
+  if (!id) return <ErrorPanel text={NO_ID} />;
+  return <SearchResultView key={id} id={id} />;
 }
 
 function SearchResultView({ id }: { id: string }) {
   const navigate = useNavigate();
   const location = useLocation();
-  const token = useAppSelector(selectAccessToken);
-  const { data, error, isLoading, isFetching, refetch } = useGetSearchResultQuery(id);
-  const [exportState, setExportState] = useState<'idle' | 'preparing' | 'error'>('idle');
-  const passed = (location.state as { id?: string; address?: string } | null) ?? null;
-  const result = data?.search.result_data ?? null;
-  const text = parseAddressText(result?.address);
-  usePageTitle(result ? text.address : 'Search Result');
+  const store = useStore();
+  const dispatch = useAppDispatch();
+  // Always from the server, even when this id was seen a moment ago (Refresh refetches too).
+  const { currentData, error, isFetching, refetch } = useGetSearchResultQuery(id, { refetchOnMountOrArgChange: true });
+  const [exporting, setExporting] = useState(false);
+  const [exportError, setExportError] = useState<string | null>(null);
+  const passed = readNavState(location.state, id);
 
-  if (isLoading) {
-    // Navigation state for this id lets the header show at once while the stored search loads.
+  const view = currentData ? fromServer(currentData.search) : passed ? fromNavState(passed) : null;
+  usePageTitle(view ? view.address : 'Search Result');
+
+  if (error && !isFetching) {
+    const status = (error as { status?: unknown }).status;
+    return <ErrorPanel text={status === 404 ? NOT_FOUND : LOAD_FAILED} />;
+  }
+  if (currentData && !view) return <ErrorPanel text={BAD_DATA} />;
+  if (!view) {
     return (
       <div className="page">
-        {passed?.id === id && passed.address && <h1>{passed.address}</h1>}
-        <PageSpinner label="Loading search result..." />
+        <Spinner label={LOADING} />
       </div>
     );
   }
-  if (error) {
-    const status = (error as { status?: number }).status;
-    return <ErrorPanel text={status === 404 ? 'Could not load result data.' : 'Failed to load search result details.'} />;
-  }
-  if (!data || !result) return <ErrorPanel text="Error processing data. Please try refreshing." />;
+
+  const loaded = !!currentData;
+  const previousId = currentData?.previous_id ?? null;
+  const nextId = currentData?.next_id ?? null;
 
   async function exportCsv() {
-    setExportState('preparing');
+    setExporting(true);
+    setExportError(null);
     try {
-      const response = await fetch(apiUrl(`/api/search-results/${encodeURIComponent(id)}/export`), {
-        headers: token ? { Authorization: `Bearer ${token}` } : {},
-        credentials: 'include',
-      });
-      if (!response.ok) throw new Error(String(response.status));
-      const url = URL.createObjectURL(await response.blob());
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = `perilscope-search-${id.slice(0, 8)}.csv`;
-      link.click();
-      URL.revokeObjectURL(url);
-      setExportState('idle');
-    } catch {
-      setExportState('error');
+      await downloadFile(
+        `/api/search-results/${encodeURIComponent(id)}/export`,
+        `perilscope-search-${id.slice(0, 8)}.csv`,
+        store.getState,
+        dispatch,
+      );
+    } catch (failure) {
+      setExportError(`Export error: ${failure instanceof Error ? failure.message : 'Unknown export error'}`);
+    } finally {
+      setExporting(false);
     }
   }
 
-  const receipt = result.receipt;
   const overview: [string, string | number][] = [
-    ['Vacancies', text.vacancies ?? 'N/A'],
-    ['Rental Rate', text.rentalRate ?? 'N/A'],
-    ['Occupants', result.total_results],
-    ['Photos', result.extra_info?.photos?.length ?? 0],
-    ['Last Update', formatDate(data.search.timestamp)],
+    ['Vacancies', view.vacancies ?? 'N/A'],
+    ['Rental Rate', view.rentalRate ?? 'N/A'],
+    ['Occupants', view.occupants],
+    ['Photos', view.photos],
+    ['Last Update', view.lastUpdate],
   ];
+  const receipt = view.receipt;
 
   return (
-    <div className="page search-result">
+    <div className="page search-result" aria-busy={isFetching}>
       <header className="page-header result-header">
-        <h1>{text.address}</h1>
+        <h1>{view.address}</h1>
         <Link to="/data-processing" className="btn btn-outline">
           Back to Search List
         </Link>
       </header>
-      {exportState === 'error' && <Banner kind="error">Export error: the file could not be prepared.</Banner>}
+      {!loaded && <Spinner size="sm" label={LOADING} />}
+      {exportError && <Banner kind="error">{exportError}</Banner>}
       <div className="result-columns">
         <div className="result-left">
           <section className="card" aria-labelledby="overview-title">
@@ -110,65 +188,88 @@ function SearchResultView({ id }: { id: string }) {
               ))}
             </dl>
           </section>
-          <section className="card" aria-labelledby="building-title">
-            <h2 id="building-title" className="card-title">Building Details</h2>
-            {text.details.length === 0 ? (
-              <p className="muted">No building record for this address.</p>
-            ) : (
-              <dl className="kv-grid">
-                {text.details.map(([key, value]) => (
-                  <div key={key}><dt>{key}</dt><dd>{value === 'Unknown' ? 'N/A' : value}</dd></div>
-                ))}
-              </dl>
-            )}
-          </section>
+          {loaded && (
+            <section className="card" aria-labelledby="building-title">
+              <h2 id="building-title" className="card-title">Building Details</h2>
+              {view.details.length === 0 ? (
+                <p className="muted">No building record for this address.</p>
+              ) : (
+                <dl className="kv-grid">
+                  {view.details.map(([key, value]) => (
+                    <div key={key}><dt>{key}</dt><dd>{value === 'Unknown' ? 'N/A' : value}</dd></div>
+                  ))}
+                </dl>
+              )}
+            </section>
+          )}
           <section className="card" aria-labelledby="risk-title">
             <h2 id="risk-title" className="card-title">Risk Analysis</h2>
-            <p>
-              <span title={TOTAL_TOOLTIP}>Total geo-peril score</span>:{' '}
-              <strong className="total-score">{formatScore(result.Total_Score)}</strong>
+            <p className="label-row">
+              <span>Total geo-peril score</span>
+              <InfoTip label="About the total geo-peril score" text={TOTAL_TOOLTIP} />
+              <strong className="total-score" data-testid="total-score">{formatScore(view.totalScore)}</strong>
             </p>
-            <p title={TOP3_TOOLTIP}>Top 3 Risks</p>
-            <ol className="top3-list">
-              {result.Top3_Scores_Combined.split('\n').filter(Boolean).map((line) => <li key={line}>{line}</li>)}
-            </ol>
-            <Suspense fallback={<Spinner label="Loading chart..." />}>
-              <PerilChart perils={result.perils} />
-            </Suspense>
-          </section>
-          <section className="card receipt" aria-labelledby="receipt-title">
-            <h2 id="receipt-title" className="card-title">Score receipt</h2>
-            <dl className="kv-grid small">
-              <div><dt>NRI version</dt><dd>{receipt.nri_version ?? 'N/A'}</dd></div>
-              <div><dt>County</dt><dd>{receipt.county_name ? `${receipt.county_name}, ${receipt.state} (${receipt.county_fips})` : 'N/A'}</dd></div>
-              <div><dt>Geography level</dt><dd>{receipt.geography_level ?? 'N/A'}</dd></div>
-              <div><dt>Geocode match</dt><dd>{receipt.geocode_match}</dd></div>
-              {Object.entries(receipt.providers).map(([role, name]) => (
-                <div key={role}><dt>{role.replace('_', ' ')}</dt><dd>{name ?? 'none'}</dd></div>
-              ))}
-              <div><dt>Scored at</dt><dd>{new Date(receipt.scored_at).toLocaleString()}</dd></div>
-            </dl>
-            <p className="muted small">
-              FEMA's National Risk Index is meant for planning, not for decisions about a single property.
+            <p className="label-row">
+              <span>Top 3 Risks</span>
+              <InfoTip label="About the top 3 risks" text={TOP3_TOOLTIP} />
             </p>
+            {view.top3 ? (
+              <ol className="top3-list" aria-label="Top 3 Risks">
+                {view.top3.split('\n').filter(Boolean).map((line) => <li key={line}>{line}</li>)}
+              </ol>
+            ) : (
+              <p className="muted">N/A</p>
+            )}
+            {view.perils && (
+              <Suspense fallback={<Spinner label="Loading chart..." />}>
+                <PerilChart perils={view.perils} ratings={view.ratings} />
+              </Suspense>
+            )}
           </section>
+          {receipt && (
+            <section className="card receipt" aria-labelledby="receipt-title">
+              <h2 id="receipt-title" className="card-title">Score receipt</h2>
+              <dl className="kv-grid small">
+                <div><dt>NRI version</dt><dd>{receipt.nri_version ?? 'N/A'}</dd></div>
+                <div>
+                  <dt>County</dt>
+                  <dd>{receipt.county_name ? `${receipt.county_name}, ${receipt.state} (${receipt.county_fips})` : 'N/A'}</dd>
+                </div>
+                <div><dt>Geography level</dt><dd>{receipt.geography_level ?? 'N/A'}</dd></div>
+                <div><dt>Geocode match</dt><dd>{receipt.geocode_match}</dd></div>
+                {Object.entries(receipt.providers ?? {}).map(([role, name]) => (
+                  <div key={role}><dt>{role.replace(/_/g, ' ')}</dt><dd>{name ?? 'none'}</dd></div>
+                ))}
+                <div><dt>Scored at</dt><dd>{new Date(receipt.scored_at).toLocaleString()}</dd></div>
+              </dl>
+              <p className="muted small">{FEMA_NOTE}</p>
+            </section>
+          )}
         </div>
         <section className="card result-right" aria-labelledby="occupants-title">
           <h2 id="occupants-title" className="card-title">Occupant Detail</h2>
-          <OccupantsTable occupants={result.occupants} />
+          <OccupantsTable occupants={view.occupantDetails} />
           <div className="button-row">
-            <button type="button" className="btn btn-outline" disabled={!data.previous_id}
-              onClick={() => data.previous_id && navigate(`/search-result/${encodeURIComponent(data.previous_id)}`)}>
+            <button
+              type="button"
+              className="btn btn-outline"
+              disabled={!previousId}
+              onClick={() => previousId && navigate(`/search-result/${encodeURIComponent(previousId)}`)}
+            >
               Previous
             </button>
-            <button type="button" className="btn btn-outline" onClick={exportCsv} disabled={exportState === 'preparing'}>
-              {exportState === 'preparing' ? 'Preparing...' : 'Export'}
+            <button type="button" className="btn btn-outline" onClick={() => void exportCsv()} disabled={exporting}>
+              {exporting ? 'Preparing...' : 'Export'}
             </button>
             <button type="button" className="btn btn-outline" onClick={() => void refetch()} disabled={isFetching}>
-              {isFetching ? 'Refreshing...' : 'Refresh'}
+              {isFetching && loaded ? 'Refreshing...' : 'Refresh'}
             </button>
-            <button type="button" className="btn btn-outline" disabled={!data.next_id}
-              onClick={() => data.next_id && navigate(`/search-result/${encodeURIComponent(data.next_id)}`)}>
+            <button
+              type="button"
+              className="btn btn-outline"
+              disabled={!nextId}
+              onClick={() => nextId && navigate(`/search-result/${encodeURIComponent(nextId)}`)}
+            >
               Next
             </button>
           </div>

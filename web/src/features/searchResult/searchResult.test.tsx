@@ -1,0 +1,194 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { delay, http, HttpResponse } from 'msw';
+import type { InitialEntry } from 'react-router-dom';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RecentSearch } from '../../api/types';
+import { ANN } from '../../test/db';
+import { renderApp, signedInState } from '../../test/render';
+import { recentSearch } from '../../test/searchFixtures';
+import { server } from '../../test/server';
+
+/** The server's stored searches, oldest first, stepping through with previous_id/next_id. */
+function storedSearches(searches: RecentSearch[], onGet?: (id: string) => void) {
+  server.use(
+    http.get('/api/search-results/:id', ({ params }) => {
+      const id = String(params.id);
+      onGet?.(id);
+      const index = searches.findIndex((s) => s.search_id === id);
+      if (index < 0) return HttpResponse.json({ status: 'error', error: 'Search not found' }, { status: 404 });
+      return HttpResponse.json({
+        status: 'success',
+        search: searches[index],
+        previous_id: searches[index - 1]?.search_id ?? null,
+        next_id: searches[index + 1]?.search_id ?? null,
+      });
+    }),
+  );
+}
+
+function openResult(route: InitialEntry) {
+  return renderApp({ route, preloadedState: signedInState(ANN) });
+}
+
+function overviewValue(key: string) {
+  const overview = screen.getByRole('region', { name: 'Address Overview' });
+  return within(overview).getByText(key).nextSibling as HTMLElement;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('/search-result/{id}', () => {
+  it('loads the stored search from the server without navigation state', async () => {
+    storedSearches([recentSearch('a', '701 5th Ave')]);
+    openResult('/search-result/a');
+    expect(await screen.findByText('Loading search result...')).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 1, name: '701 5th Ave' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to Search List' })).toHaveAttribute('href', '/data-processing');
+
+    expect(overviewValue('Vacancies')).toHaveTextContent(/^N\/A$/);
+    expect(overviewValue('Rental Rate')).toHaveTextContent(/^N\/A$/);
+    expect(overviewValue('Occupants')).toHaveTextContent(/^1$/);
+    expect(overviewValue('Photos')).toHaveTextContent(/^2$/);
+
+    const building = screen.getByRole('region', { name: 'Building Details' });
+    expect(within(building).getByText('Year Built').nextSibling).toHaveTextContent('1985');
+    expect(within(building).getByText('Property Type').nextSibling).toHaveTextContent('Large Office');
+    expect(within(building).getByText('Floors').nextSibling).toHaveTextContent('76');
+
+    expect(screen.getByTestId('total-score')).toHaveTextContent(/^99\.70$/);
+    expect(within(screen.getByRole('list', { name: 'Top 3 Risks' })).getAllByRole('listitem').map((li) => li.textContent))
+      .toEqual(['Earthquake: 99.9', 'Volcanic Activity: 98.1', 'Landslide: 97.4']);
+
+    expect(screen.getByText('King, WA (53033)')).toBeInTheDocument();
+    expect(screen.getByText('1.20.0')).toBeInTheDocument();
+    expect(screen.getByText("FEMA's National Risk Index is meant for planning, not for decisions about a single property.")).toBeInTheDocument();
+
+    const occupants = screen.getByRole('table', { name: 'Occupants' });
+    expect(within(occupants).getAllByRole('columnheader').map((th) => th.textContent)).toEqual(['Occupant', 'Operations', 'NAICS Code']);
+    expect(within(occupants).getByText('establishment, point_of_interest')).toBeInTheDocument();
+    expect(within(occupants).getByText('518210').closest('td')).toHaveAttribute('title', 'Computing Infrastructure Providers');
+  });
+
+  it("shows not-applicable perils as 'N/A', never 0", async () => {
+    storedSearches([recentSearch('a', '701 5th Ave')]);
+    openResult('/search-result/a');
+    const chart = await screen.findByTestId('peril-chart');
+    const table = within(chart).getByRole('table', { name: 'Geo peril scores', hidden: true });
+    const avalanche = within(table).getByRole('rowheader', { name: 'Avalanche', hidden: true }).closest('tr')!;
+    expect(within(avalanche).getAllByRole('cell', { hidden: true }).map((td) => td.textContent)).toEqual(['N/A', 'Not Applicable']);
+    const earthquake = within(table).getByRole('rowheader', { name: 'Earthquake', hidden: true }).closest('tr')!;
+    expect(within(earthquake).getAllByRole('cell', { hidden: true })[0]).toHaveTextContent('44.0');
+    expect(within(table).getAllByRole('row', { hidden: true })).toHaveLength(19);
+    expect(within(chart).getByText(/Not applicable here \(N\/A\): Avalanche\./)).toBeInTheDocument();
+  });
+
+  it('disables Previous at the oldest search and Next goes to the next one', async () => {
+    storedSearches([recentSearch('a', '1 Oldest St'), recentSearch('b', '2 Newest St')]);
+    const { user } = openResult('/search-result/a');
+    await screen.findByRole('heading', { level: 1, name: '1 Oldest St' });
+    expect(screen.getByRole('button', { name: 'Previous' })).toBeDisabled();
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/search-result/b'));
+    expect(await screen.findByRole('heading', { level: 1, name: '2 Newest St' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
+    await user.click(screen.getByRole('button', { name: 'Previous' }));
+    expect(await screen.findByRole('heading', { level: 1, name: '1 Oldest St' })).toBeInTheDocument();
+  });
+
+  it('renders navigation state for its id at once, then the stored search', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const stored = recentSearch('a', '701 5th Ave');
+    server.use(http.get('/api/search-results/:id', async () => {
+      await gate;
+      return HttpResponse.json({ status: 'success', search: stored, previous_id: null, next_id: null });
+    }));
+    const state = {
+      id: 'a', address: '701 5th Ave (from the card)', vacancies: null, photosCount: 2, dateLastUpdated: '11/20/2026',
+      imageUrl: null, occupantDetails: stored.filtered_results, totalScore: 99.7,
+      top3ScoresCombined: 'Earthquake: 99.9\nVolcanic Activity: 98.1\nLandslide: 97.4', naics_code: '518210',
+    };
+    openResult({ pathname: '/search-result/a', state });
+    expect(await screen.findByRole('heading', { level: 1, name: '701 5th Ave (from the card)' })).toBeInTheDocument();
+    expect(screen.getByText('Loading search result...')).toBeInTheDocument();
+    expect(screen.getByTestId('total-score')).toHaveTextContent('99.70');
+    expect(within(screen.getByRole('table', { name: 'Occupants' })).getByText('ACME INC')).toBeInTheDocument();
+    release();
+    expect(await screen.findByRole('heading', { level: 1, name: '701 5th Ave' })).toBeInTheDocument();
+    expect(screen.queryByText('Loading search result...')).not.toBeInTheDocument();
+    expect(screen.getByText('King, WA (53033)')).toBeInTheDocument();
+  });
+
+  it("ignores navigation state for another id", async () => {
+    server.use(http.get('/api/search-results/:id', () => delay('infinite')));
+    openResult({ pathname: '/search-result/a', state: { id: 'other', address: 'Somewhere Else' } });
+    expect(await screen.findByText('Loading search result...')).toBeInTheDocument();
+    expect(screen.queryByText('Somewhere Else')).not.toBeInTheDocument();
+  });
+
+  it("says 'No search result ID provided.' with Go Back when the route has no id", async () => {
+    const { user } = openResult('/search-result');
+    expect(await screen.findByRole('alert')).toHaveTextContent('No search result ID provided.');
+    await user.click(screen.getByRole('button', { name: 'Go Back' }));
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/data-processing'));
+  });
+
+  it("says 'Could not load result data.' on a 404", async () => {
+    storedSearches([]);
+    openResult('/search-result/missing');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Could not load result data.');
+    expect(screen.getByRole('button', { name: 'Go Back' })).toBeInTheDocument();
+  });
+
+  it("says 'Failed to load search result details.' on other failures", async () => {
+    server.use(http.get('/api/search-results/:id', () => HttpResponse.json({ status: 'error', error: 'boom' }, { status: 500 })));
+    openResult('/search-result/a');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to load search result details.');
+  });
+
+  it('Refresh loads the search again from the server', async () => {
+    let gets = 0;
+    storedSearches([recentSearch('a', '701 5th Ave')], () => { gets += 1; });
+    const { user } = openResult('/search-result/a');
+    await screen.findByRole('heading', { level: 1, name: '701 5th Ave' });
+    expect(gets).toBe(1);
+    await user.click(screen.getByRole('button', { name: 'Refresh' }));
+    await waitFor(() => expect(gets).toBe(2));
+    expect(await screen.findByRole('button', { name: 'Refresh' })).toBeEnabled();
+  });
+
+  it('Export downloads the CSV with the bearer token', async () => {
+    let auth: string | null = null;
+    storedSearches([recentSearch('a', '701 5th Ave')]);
+    server.use(http.get('/api/search-results/:id/export', ({ request }) => {
+      auth = request.headers.get('Authorization');
+      return new HttpResponse('address,name\n701 5th Ave,ACME INC\n', {
+        headers: { 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="perilscope-701-5th-ave.csv"' },
+      });
+    }));
+    const createObjectURL = vi.fn(() => 'blob:csv');
+    Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() });
+    const clicked: HTMLAnchorElement[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this);
+    });
+    const { user } = openResult('/search-result/a');
+    await user.click(await screen.findByRole('button', { name: 'Export' }));
+    await waitFor(() => expect(clicked).toHaveLength(1));
+    expect(auth).toMatch(/^Bearer seed-/);
+    expect(clicked[0]!.download).toBe('perilscope-701-5th-ave.csv');
+    expect(clicked[0]!.href).toBe('blob:csv');
+    expect(createObjectURL).toHaveBeenCalledTimes(1);
+  });
+
+  it("shows 'Export error: ...' when the export fails", async () => {
+    storedSearches([recentSearch('a', '701 5th Ave')]);
+    server.use(http.get('/api/search-results/:id/export', () =>
+      HttpResponse.json({ status: 'error', error: 'Search not found' }, { status: 404 })));
+    const { user } = openResult('/search-result/a');
+    await user.click(await screen.findByRole('button', { name: 'Export' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Export error: Search not found');
+  });
+});
