@@ -78,6 +78,7 @@ class BatchStore(Protocol):
         """Store the export and mark the job done, in one transaction."""
         ...
     async def fail(self, job_id: str, error: str, at: datetime) -> None: ...
+    async def add_export(self, export: ExportFile) -> None: ...
     async def exports(self, user_id: str) -> list[ExportFile]: ...
     async def export(self, user_id: str, name: str) -> ExportFile | None: ...
 
@@ -208,6 +209,35 @@ class BatchService:
         address = ParsedAddress(street=row.street, city=row.city or None, state=row.state or None,
                                 zip5=key.zip5, unit=None, key=key)
         return await self._lookup.answer(address, query=row.one_line)
+
+    # --- SPEC §7's three-call flow (search, match, export), kept for older clients ----------
+
+    async def search_now(self, caller: AccessClaims, file_id: str) -> list[dict[str, Any]]:
+        """Answer every row of an upload in this request (one search against the quota)."""
+        upload = await self._store.upload(caller.user_id, file_id)
+        if upload is None:
+            raise NotFound("No file has been uploaded for processing.")
+        month = await self._lookup.charge(caller)
+        try:
+            rows = read_batch_csv("upload.csv", upload.content.encode())
+            results = [_export_fields(await self._answer(row)) for row in rows]
+            await self._searches.add(
+                StoredSearch(id=str(uuid.uuid4()), user_id=caller.user_id, kind=BATCH, address=upload.name,
+                             occupant_count=sum(len(r["occupants"] or []) for r in results), result=None,
+                             created_at=self._clock.now())
+            )
+        except BaseException:
+            await self._lookup.release(caller.user_id, month)
+            raise
+        return results
+
+    async def export_now(self, caller: AccessClaims, results: list[dict[str, Any]], name: str = "batch") -> ExportFile:
+        """Store results (as `search_now` returns them) as an export in the caller's history."""
+        now = self._clock.now()
+        export = ExportFile(id=str(uuid.uuid4()), user_id=caller.user_id, name=_export_name(name, now),
+                            content=to_csv(export_rows(results)), exported_at=now)
+        await self._store.add_export(export)
+        return export
 
     # --- exports ------------------------------------------------------------------------
 

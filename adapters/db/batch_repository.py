@@ -91,6 +91,14 @@ class SqlBatchStore:
             .values(status="done", stage="export", done=BatchJobRow.total, finished_at=at, export_name=export.name),
         )
 
+    async def add_export(self, export: ExportFile) -> None:
+        await self._write(
+            insert(ExportFileRow).values(
+                id=export.id, user_id=export.user_id, job_id=None, name=export.name, content=export.content,
+                exported_at=export.exported_at,
+            )
+        )
+
     async def fail(self, job_id: str, error: str, at: datetime) -> None:
         await self._write(
             update(BatchJobRow).where(BatchJobRow.id == job_id).values(status="failed", error=error[:500], finished_at=at)

@@ -120,3 +120,25 @@ async def test_an_interrupted_job_runs_again_and_its_export_is_whole(client: Asy
 class _Forget:
     async def enqueue(self, job_id: str) -> None:
         return None
+
+
+async def test_spec_three_call_flow_search_match_export(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "legacy@example.com")
+    file_id = (await _upload(client, user["headers"])).json()["file_id"]
+    searched = await client.post(
+        "/api/search", json={"file_id": file_id, "api_key": "ignored", "tables": ["us_real_estate"]}, headers=user["headers"]
+    )
+    assert searched.status_code == 200 and len(searched.json()["data"]) == 3
+    matched = await client.post("/api/match-yelp", json={"data": searched.json()["data"]}, headers=user["headers"])
+    assert matched.json()["data"] == searched.json()["data"]
+    exported = (await client.post("/api/export", json={"data": matched.json()["data"]}, headers=user["headers"])).json()
+    assert exported["status"] == "success" and exported["file_path"].startswith("exports/batch_export_")
+    name = exported["file_path"].split("/", 1)[1]
+    text = (await client.get(f"/api/view-export/{name}", headers=user["headers"])).text
+    assert "98POINT6 INC" in text
+    stats = (await client.get("/api/auth/get-search-stats", headers=user["headers"])).json()["stats"]
+    assert stats["current_month_searches"] == 1
+    empty = (await client.post("/api/export", json={"data": []}, headers=user["headers"])).json()
+    assert empty["error"] == "No processed data available to export"
+    other = await sign_up_and_log_in(client, "other@example.com")
+    assert (await client.post("/api/search", json={"file_id": file_id}, headers=other["headers"])).status_code == 404

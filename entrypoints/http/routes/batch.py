@@ -89,4 +89,35 @@ async def download_export(request: Request, claims: Claims, filename: FromPath[s
     )
 
 
-ROUTES = [upload_csv, start_job, get_job, list_exported_files, view_export, download_export]
+class LegacySearchBody(msgspec.Struct):
+    file_id: str
+    tables: list[str] = msgspec.field(default_factory=lambda: ["us_real_estate"])
+    api_key: str | None = None  # accepted and ignored: the session token authenticates (DESIGN.md)
+
+
+class LegacyDataBody(msgspec.Struct):
+    data: list[dict[str, Any]]
+
+
+@post("/api/search", tags=["batch"], status_code=200, summary="SPEC §7: answer every row of an upload now")
+async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacySearchBody]) -> dict[str, Any]:
+    return {"status": "success", "data": await _batch(request).search_now(claims, data.file_id)}
+
+
+@post("/api/match-yelp", tags=["batch"], status_code=200, summary="SPEC §7: occupants are matched during search")
+async def legacy_match(data: JSONBody[LegacyDataBody], claims: Claims) -> dict[str, Any]:
+    # The search step already matched occupants to each address, so the data comes back as is.
+    return {"status": "success", "data": data.data}
+
+
+@post("/api/export", tags=["batch"], status_code=200, summary="SPEC §7: store results as an export")
+async def legacy_export(request: Request, claims: Claims, data: JSONBody[LegacyDataBody]) -> dict[str, Any]:
+    if not data.data:
+        return {"status": "error", "error": "No processed data available to export"}
+    export = await _batch(request).export_now(claims, data.data)
+    return {"status": "success", "file_id": export.id, "file_path": f"exports/{export.name}",
+            "exported_at": export.exported_at.isoformat()}
+
+
+ROUTES = [upload_csv, start_job, get_job, list_exported_files, view_export, download_export,
+          legacy_search, legacy_match, legacy_export]
