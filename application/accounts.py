@@ -18,6 +18,7 @@ from application.ports import (
     PasswordHasher,
     PasswordResetRecord,
     RefreshTokenRecord,
+    SystemSettingsStore,
     UnitOfWorkFactory,
 )
 from domain.accounts import Role, User, is_valid_email, normalize_email, unmet_password_rules
@@ -40,7 +41,6 @@ class AccountPolicy:
     session_refresh_lifetime: timedelta = timedelta(hours=12)  # without 'Remember me'
     reset_lifetime: timedelta = timedelta(minutes=30)
     reset_url_base: str = "http://127.0.0.1:8000"
-    monthly_search_limit: int = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +72,7 @@ class AccountService:
         clock: Clock,
         policy: AccountPolicy,
         dummy_hash: str,
+        settings: SystemSettingsStore,
     ) -> None:
         self._uow = uow
         self._hasher = hasher
@@ -79,6 +80,7 @@ class AccountService:
         self._limiter = limiter
         self._clock = clock
         self._policy = policy
+        self._settings = settings
         # A hash of a random password: verifying against it makes a login for an
         # unknown e-mail cost the same as one with a wrong password.
         self._dummy_hash = dummy_hash
@@ -307,7 +309,7 @@ class AccountService:
         user = await self.me(user_id)
         async with self._uow() as uow:
             activity = await uow.search_activity.activity(user_id, month_key(self._clock.now()))
-        limit = None if user.role is Role.ADMIN else self._policy.monthly_search_limit
+        limit = None if user.role is Role.ADMIN else (await self._settings.current()).monthly_search_limit
         quota = Quota(used=activity.month_searches, limit=limit)
         return SearchStats(
             current_month_searches=activity.month_searches,

@@ -122,6 +122,7 @@ class BatchService:
     # --- upload and start ---------------------------------------------------------
 
     async def upload(self, caller: AccessClaims, filename: str, content: bytes) -> UploadedFile:
+        await self._lookup.admit(caller)
         rows = read_batch_csv(filename, content)  # UploadError says what is wrong
         upload = UploadedFile(
             id=str(uuid.uuid4()),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import asdict, dataclass, replace
+from datetime import timedelta
 from typing import Any
 
 from application.errors import InvalidInput, NotFound, QuotaExceeded
@@ -20,12 +21,14 @@ from application.lookup_ports import (
     SearchStore,
     StoredSearch,
 )
-from application.ports import AccessClaims, Clock
+from application.ports import AccessClaims, Clock, SystemSettingsStore
+from application.rate_limit import RequestRateLimit
 from domain.accounts import Role
 from domain.address import AddressError, format_address_text
 from domain.occupancy import UNKNOWN, Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
 from domain.quota import month_key
+from domain.system_settings import CACHE_HOURS
 
 SINGLE, BATCH = "single", "batch"
 RECENT_LIMIT = 50
@@ -52,13 +55,15 @@ class LookupService:
         searches: SearchStore,
         quota: QuotaLedger,
         clock: Clock,
-        monthly_limit: int,
+        settings: SystemSettingsStore,
+        rate_limit: RequestRateLimit,
     ) -> None:
         self._p = providers
         self._searches = searches
         self._quota = quota
         self._clock = clock
-        self._monthly_limit = monthly_limit
+        self._settings = settings
+        self._rate_limit = rate_limit
 
     def parse(self, text: str) -> ParsedAddress:
         try:
@@ -66,14 +71,23 @@ class LookupService:
         except AddressError as error:
             raise InvalidInput(error.message) from error
 
-    def _limit_for(self, caller: AccessClaims) -> int | None:
-        return None if caller.role is Role.ADMIN else self._monthly_limit
+    async def _limit_for(self, caller: AccessClaims) -> int | None:
+        """The caller's monthly limit: None (unlimited) for admins, else the saved setting."""
+        if caller.role is Role.ADMIN:
+            return None
+        return (await self._settings.current()).monthly_search_limit
+
+    async def admit(self, caller: AccessClaims) -> None:
+        """The per-user request rate limit, when the administrator has it switched on."""
+        await self._rate_limit.admit(caller.user_id)
 
     async def charge(self, caller: AccessClaims) -> str:
         """Reserve one search of this month (a batch); returns the month to release on failure."""
+        await self.admit(caller)
         month = month_key(self._clock.now())
-        if not await self._quota.reserve(caller.user_id, month, self._limit_for(caller)):
-            raise QuotaExceeded(limit_reached_message(self._monthly_limit))
+        limit = await self._limit_for(caller)
+        if not await self._quota.reserve(caller.user_id, month, limit):
+            raise QuotaExceeded(limit_reached_message(limit or 0))
         return month
 
     async def release(self, user_id: str, month: str) -> None:
@@ -81,12 +95,14 @@ class LookupService:
 
     async def look_up(self, caller: AccessClaims, text: str) -> dict[str, Any]:
         address = self.parse(text)  # rejected input is never charged
+        await self.admit(caller)
         month = month_key(self._clock.now())
-        limit = self._limit_for(caller)
+        limit = await self._limit_for(caller)
         # A cheap early refusal, so a user at the limit costs no provider calls...
         if limit is not None and await self._searches.used(caller.user_id, month) >= limit:
-            raise QuotaExceeded(limit_reached_message(self._monthly_limit))
-        result = await self.answer(address, query=text.strip())
+            raise QuotaExceeded(limit_reached_message(limit))
+        cached = await self._cached_answer(address, text.strip())
+        result = cached or await self.answer(address, query=text.strip())
         search = StoredSearch(
             id=result["search_id"],
             user_id=caller.user_id,
@@ -95,11 +111,26 @@ class LookupService:
             occupant_count=result["total_results"],
             result=result,
             created_at=self._clock.now(),
+            # Only answers fresh from the providers serve as cache entries, so a cached copy never
+            # extends the 24 hours.
+            building_key=None if cached else str(address.key),
         )
         # ...and the binding one: the charge and the stored search commit together, atomically.
         if not await self._searches.add_charged(search, month, limit):
-            raise QuotaExceeded(limit_reached_message(self._monthly_limit))
+            raise QuotaExceeded(limit_reached_message(limit or 0))
         return result
+
+    async def _cached_answer(self, address: ParsedAddress, query: str) -> dict[str, Any] | None:
+        """With 'Enable Search Caching' on, a building looked up in the last 24 hours is answered
+        from the stored result, without calling any provider; it still counts as a search."""
+        if not (await self._settings.current()).search_caching:
+            return None
+        now = self._clock.now()
+        stored = await self._searches.latest_answer(str(address.key), since=now - timedelta(hours=CACHE_HOURS))
+        if stored is None:
+            return None
+        receipt = {**stored.get("receipt", {}), "cached_from": stored.get("timestamp")}
+        return {**stored, "search_id": str(uuid.uuid4()), "query": query, "timestamp": now.isoformat(), "receipt": receipt}
 
     async def answer(self, address: ParsedAddress, query: str) -> dict[str, Any]:
         """The full answer for one parsed address (shared by single lookups and batches)."""

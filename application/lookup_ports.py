@@ -81,6 +81,7 @@ class StoredSearch:
     occupant_count: int
     result: dict | None
     created_at: datetime
+    building_key: str | None = None  # the normalised address, for search caching
 
 
 class SearchStore(Protocol):
@@ -90,6 +91,10 @@ class SearchStore(Protocol):
         False (and nothing stored) when the limit is used up."""
         ...
     async def used(self, user_id: str, month: str) -> int: ...
+    async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
+        """The newest stored single-lookup answer for this building since then, anyone's: the
+        answer is public data, and the caller gets a copy under its own search id."""
+        ...
     async def recent(self, user_id: str, limit: int) -> list[StoredSearch]: ...
     async def get(self, user_id: str, search_id: str) -> StoredSearch | None:
         """None when the search does not exist or belongs to someone else."""

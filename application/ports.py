@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Protocol, Self
 
 from domain.accounts import Role, User
+from domain.system_settings import SystemSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,3 +124,11 @@ class AttemptLimiter(Protocol):
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
+
+
+class SystemSettingsStore(Protocol):
+    """The administrator's settings; every process reads the saved values."""
+
+    async def current(self) -> SystemSettings: ...
+    async def save(self, settings: SystemSettings, saved_by: str) -> None: ...
+

@@ -15,7 +15,12 @@ from adapters.mail.smtp import SmtpConfig, SmtpMailer
 from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.passwords import Argon2PasswordHasher
+from adapters.db.settings_repository import SqlSystemSettingsStore
+from adapters.db.user_directory import SqlUserDirectory
 from application.accounts import AccountPolicy, AccountService
+from application.admin import AdminService
+from application.rate_limit import RequestRateLimit
+from domain.system_settings import SystemSettings
 from adapters.db.batch_repository import SqlBatchStore
 from adapters.jobs.in_process import InProcessJobQueue
 from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
@@ -76,11 +81,21 @@ class Container(containers.DeclarativeContainer):
         ),
     )
 
-    account_policy = providers.Singleton(
-        AccountPolicy,
-        reset_url_base=settings.provided.base_url,
-        monthly_search_limit=settings.provided.monthly_search_limit,
+    system_settings = providers.Singleton(
+        SqlSystemSettingsStore,
+        sessions=session_factory,
+        defaults=providers.Factory(SystemSettings, monthly_search_limit=settings.provided.monthly_search_limit),
+        clock=clock,
     )
+    request_rate_limit = providers.Singleton(
+        RequestRateLimit,
+        settings=system_settings,
+        window=providers.Singleton(
+            SlidingWindowLimiter, max_failures=settings.provided.rate_limit_per_minute, window_seconds=60
+        ),
+    )
+
+    account_policy = providers.Singleton(AccountPolicy, reset_url_base=settings.provided.base_url)
     accounts = providers.Singleton(
         AccountService,
         uow=unit_of_work.provider,
@@ -90,6 +105,15 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         policy=account_policy,
         dummy_hash=providers.Singleton(lambda hasher: hasher.hash_of_random_password(), password_hasher),
+        settings=system_settings,
+    )
+    admin = providers.Singleton(
+        AdminService,
+        uow=unit_of_work.provider,
+        directory=providers.Singleton(SqlUserDirectory, sessions=session_factory),
+        accounts=accounts,
+        settings=system_settings,
+        clock=clock,
     )
 
     contact = providers.Singleton(
@@ -158,7 +182,8 @@ class Container(containers.DeclarativeContainer):
         searches=search_store,
         quota=quota_ledger,
         clock=clock,
-        monthly_limit=settings.provided.monthly_search_limit,
+        settings=system_settings,
+        rate_limit=request_rate_limit,
     )
 
     # --- batch ---------------------------------------------------------------------

@@ -36,7 +36,8 @@ class Settings:
     base_url: str = "http://127.0.0.1:8000"
     web_dist: Path = PROJECT_ROOT / "web" / "dist"
     access_token_minutes: int = 15
-    monthly_search_limit: int = 10
+    monthly_search_limit: int = 10  # until an administrator saves System Settings
+    rate_limit_per_minute: int = 60  # lookups, uploads and batches per user, when rate limiting is on
     mailer: str = "outbox"
     smtp_host: str = "localhost"
     smtp_port: int = 587
@@ -81,6 +82,7 @@ class Settings:
             web_dist=Path(get("PERILSCOPE_WEB_DIST", str(defaults.web_dist))),
             access_token_minutes=int(get("PERILSCOPE_ACCESS_TOKEN_MINUTES", "15")),
             monthly_search_limit=int(get("PERILSCOPE_MONTHLY_SEARCH_LIMIT", "10")),
+            rate_limit_per_minute=int(get("PERILSCOPE_RATE_LIMIT_PER_MINUTE", "60")),
             mailer=get("PERILSCOPE_MAILER", defaults.mailer),
             smtp_host=get("SMTP_HOST", defaults.smtp_host),
             smtp_port=int(get("SMTP_PORT", str(defaults.smtp_port))),

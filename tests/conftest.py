@@ -13,6 +13,7 @@ import pytest
 import httpx
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from domain.accounts import Role
 from adapters.db.engine import create_engine, create_session_factory
 from entrypoints.container import Container, build_container
 from entrypoints.http.app import create_app
@@ -151,3 +152,12 @@ async def sign_up_and_log_in(client: httpx.AsyncClient, email: str, password: st
         "token": body["access_token"],
         "headers": {"Authorization": f"Bearer {body['access_token']}"},
     }
+
+
+async def sign_up_admin(client: httpx.AsyncClient, container: Container, email: str) -> dict:
+    """A new administrator, signed in after the promotion so the token carries the role."""
+    await sign_up_and_log_in(client, email)
+    await container.accounts().set_role(email, Role.ADMIN)
+    response = await client.post("/api/auth/login", json={"email": email, "password": STRONG_PASSWORD})
+    body = response.json()
+    return {"uid": body["user"]["uid"], "headers": {"Authorization": f"Bearer {body['access_token']}"}}

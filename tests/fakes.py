@@ -11,6 +11,7 @@ from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.attempt_limiter import SlidingWindowLimiter
 from application.accounts import AccountPolicy, AccountService
 from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchActivity
+from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
 
 
@@ -156,6 +157,17 @@ class InMemoryUnitOfWork:
             setattr(self._store, name, copy.deepcopy(getattr(self._work, name)))
 
 
+class InMemorySystemSettings:
+    def __init__(self, settings: SystemSettings | None = None) -> None:
+        self.settings = settings or SystemSettings()
+
+    async def current(self) -> SystemSettings:
+        return self.settings
+
+    async def save(self, settings: SystemSettings, saved_by: str) -> None:
+        self.settings = settings
+
+
 @dataclass
 class AccountsWorld:
     service: AccountService
@@ -176,5 +188,6 @@ def in_memory_accounts(policy: AccountPolicy | None = None) -> AccountsWorld:
         clock=clock,
         policy=policy or AccountPolicy(reset_url_base="https://app.example"),
         dummy_hash="fake$" + "unguessable" * 3,
+        settings=InMemorySystemSettings(),
     )
     return AccountsWorld(service, store, clock, limiter)

@@ -20,7 +20,7 @@ from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchAct
 from domain.accounts import Role, User
 
 
-def _user(row: UserRow) -> User:
+def user_from_row(row: UserRow) -> User:
     return User(
         id=row.id,
         email=row.email,
@@ -52,11 +52,11 @@ class SqlUserRepository:
 
     async def by_id(self, user_id: str) -> User | None:
         row = await self._session.get(UserRow, user_id)
-        return _user(row) if row else None
+        return user_from_row(row) if row else None
 
     async def by_email(self, email: str) -> User | None:
         row = await self._session.scalar(select(UserRow).where(UserRow.email == email))
-        return _user(row) if row else None
+        return user_from_row(row) if row else None
 
     async def update_profile(self, user_id: str, display_name: str | None, photo_url: str | None) -> None:
         await self._set(user_id, display_name=display_name, photo_url=photo_url)
@@ -76,7 +76,7 @@ class SqlUserRepository:
             .join(ExternalIdentityRow, ExternalIdentityRow.user_id == UserRow.id)
             .where(ExternalIdentityRow.issuer == issuer, ExternalIdentityRow.subject == subject)
         )
-        return _user(row) if row else None
+        return user_from_row(row) if row else None
 
     async def link_external_identity(self, user_id: str, issuer: str, subject: str) -> None:
         self._session.add(ExternalIdentityRow(user_id=user_id, issuer=issuer, subject=subject))

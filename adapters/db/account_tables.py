@@ -58,7 +58,8 @@ class SearchRow(Base):
     """One single lookup or one batch; `result_json` holds the stored answer."""
 
     __tablename__ = "search"
-    __table_args__ = (Index(None, "user_id", "created_at"),)
+    # The second index finds a recent answer for the same building (search caching).
+    __table_args__ = (Index(None, "user_id", "created_at"), Index(None, "building_key", "created_at"))
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))

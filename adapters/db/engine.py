@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -66,3 +67,9 @@ def create_session_factory(bind: AsyncEngine | AsyncConnection) -> async_session
     if isinstance(bind, AsyncConnection):
         return async_sessionmaker(bind, expire_on_commit=False, join_transaction_mode="create_savepoint")
     return async_sessionmaker(bind, expire_on_commit=False)
+
+
+def upsert_insert(session: AsyncSession, table):  # noqa: ANN001, ANN201
+    """An INSERT with ON CONFLICT support, in the session's dialect (SQLite or PostgreSQL)."""
+    dialect = postgresql if session.bind.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)

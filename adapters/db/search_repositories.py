@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from sqlalchemy import and_, insert, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import MonthlyUsageRow, SearchRow
-from adapters.db.engine import write_lock_for
+from adapters.db.engine import upsert_insert, write_lock_for
 from application.lookup_ports import StoredSearch
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -22,6 +22,7 @@ def _insert_search(search: StoredSearch):  # noqa: ANN202
         user_id=search.user_id,
         kind=search.kind,
         address=search.address[:500],
+        building_key=search.building_key,
         occupant_count=search.occupant_count,
         result_json=json.dumps(search.result, separators=(",", ":")) if search.result is not None else None,
         created_at=search.created_at,
@@ -30,9 +31,8 @@ def _insert_search(search: StoredSearch):  # noqa: ANN202
 
 async def charge_one(session: AsyncSession, user_id: str, month: str, limit: int | None) -> bool:
     """One conditional UPDATE counts a search, so concurrent requests can never overspend."""
-    insert_row = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
     await session.execute(
-        insert_row(MonthlyUsageRow).values(user_id=user_id, month=month, used=0).on_conflict_do_nothing()
+        upsert_insert(session, MonthlyUsageRow).values(user_id=user_id, month=month, used=0).on_conflict_do_nothing()
     )
     charge = (
         update(MonthlyUsageRow)
@@ -53,6 +53,7 @@ def _stored(row: SearchRow) -> StoredSearch:
         occupant_count=row.occupant_count,
         result=json.loads(row.result_json) if row.result_json else None,
         created_at=row.created_at,
+        building_key=row.building_key,
     )
 
 
@@ -81,6 +82,21 @@ class SqlSearchStore:
                 select(MonthlyUsageRow.used).where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
             )
         return used or 0
+
+    async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
+        async with self._sessions() as session:
+            stored = await session.scalar(
+                select(SearchRow.result_json)
+                .where(
+                    SearchRow.building_key == building_key,
+                    SearchRow.created_at >= since,
+                    SearchRow.kind == "single",
+                    SearchRow.result_json.is_not(None),
+                )
+                .order_by(SearchRow.created_at.desc())
+                .limit(1)
+            )
+        return json.loads(stored) if stored else None
 
     async def recent(self, user_id: str, limit: int) -> list[StoredSearch]:
         async with self._sessions() as session:

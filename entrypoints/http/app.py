@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
-import swagger_ui_bundle
 from litestar import Litestar
 from litestar.config.compression import CompressionConfig
 from litestar.openapi import OpenAPIConfig
@@ -18,12 +18,13 @@ from entrypoints.http.request_id import request_id_middleware
 from entrypoints.http.routes import ROUTE_HANDLERS
 from entrypoints.http.spa import spa_routes
 
-SWAGGER_ASSETS = Path(swagger_ui_bundle.swagger_ui_path)
+# Swagger UI 5 (which renders OpenAPI 3.1) as shipped inside the swagger-ui-py wheel.
+SWAGGER_ASSETS = Path(str(files("swagger_ui") / "static"))
 MAX_REQUEST_BODY_BYTES = 1 * 1024 * 1024  # uploads raise this on their own route
 
 
 def openapi_config() -> OpenAPIConfig:
-    # Swagger UI's files come from the swagger-ui-bundle package, so /schema works offline.
+    # Swagger UI's files come from a Python package, so /schema works offline.
     swagger = SwaggerRenderPlugin(
         path="/",
         js_url="/schema-assets/swagger-ui-bundle.js",

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from litestar import Request
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 from litestar.di import NamedDependency, Provide
 
 from application.accounts import AccountService
-from application.errors import Forbidden, NotAuthenticated
+from application.errors import NotAuthenticated
 from application.ports import AccessClaims
-from domain.accounts import Role
 from entrypoints.container import Container
 
 
-def container_of(request: Request) -> Container:
+def container_of(request: ASGIConnection) -> Container:
     return request.app.state.container
 
 
@@ -20,7 +21,7 @@ def provide_accounts(request: Request) -> AccountService:
     return container_of(request).accounts()
 
 
-def bearer_token(request: Request) -> str | None:
+def bearer_token(request: ASGIConnection) -> str | None:
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
@@ -32,20 +33,28 @@ def provide_claims(request: Request) -> AccessClaims:
     return container_of(request).accounts().authenticate(token)
 
 
-def provide_admin_claims(request: Request) -> AccessClaims:
-    claims = provide_claims(request)
-    if claims.role is not Role.ADMIN:
-        raise Forbidden("Administrator rights are required")
-    return claims
+def requires_sign_in(connection: ASGIConnection, _handler: BaseRouteHandler) -> None:
+    """A guard for routes with large bodies: it runs before the body is read, so an anonymous
+    upload is refused without being parsed."""
+    token = bearer_token(connection)
+    if token is None:
+        raise NotAuthenticated("Sign in to continue")
+    container_of(connection).accounts().authenticate(token)
+
+
+async def provide_admin_claims(request: Request) -> AccessClaims:
+    """Anonymous callers get 401 and regular users 403; the role is checked in the database."""
+    return await container_of(request).admin().require_admin(provide_claims(request))
 
 
 DEPENDENCIES = {
     "accounts": Provide(provide_accounts, sync_to_thread=False),
     "claims": Provide(provide_claims, sync_to_thread=False),
-    "admin": Provide(provide_admin_claims, sync_to_thread=False),
+    "admin": Provide(provide_admin_claims),
 }
 
 
 # Handler parameter types: the parameter's name picks the dependency above.
 Accounts = NamedDependency[AccountService]
 Claims = NamedDependency[AccessClaims]
+Admin = NamedDependency[AccessClaims]

@@ -1,12 +1,19 @@
-// Shared pieces of the browser tests: Debian's chromium through playwright-core, a page that
-// records console errors, screenshots, and the mail outbox read through the CLI.
-import { execFileSync } from 'node:child_process';
+// Shared pieces of the browser tests: Debian's chromium through playwright-core (never a downloaded
+// browser), a page that records console and page errors, screenshots, an accessibility scan, and the
+// mail outbox read through the CLI. Run from the repository root (web/e2e/run.sh does).
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium } from 'playwright-core';
 
 export const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8000';
-const SCREENSHOTS = process.env.E2E_SCREENSHOTS ?? path.resolve('web/e2e/screenshots');
+export const TIMEOUT = 15_000;
 export const PASSWORD = 'Str0ng!pass';
+const SCREENSHOTS = process.env.E2E_SCREENSHOTS ?? path.resolve('web/e2e/screenshots');
+const CLI = path.resolve('.venv/bin/perilscope');
+const run = promisify(execFile);
 
 export async function launch() {
   return chromium.launch({
@@ -19,35 +26,98 @@ export async function launch() {
   });
 }
 
-/** A new context and page; `errors` collects console errors and uncaught page errors. */
+/**
+ * A new context and page. `errors` collects console errors and uncaught page errors; the tests
+ * assert it stays empty. The one failed request the app expects is a 401 from /api/auth/... (the
+ * session check of a signed-out visitor, or wrong credentials), which chromium logs as
+ * "Failed to load resource"; every other failed resource counts as an error.
+ */
 export async function openPage(browser, { width = 1280, height = 900 } = {}) {
   const context = await browser.newContext({ baseURL: BASE_URL, viewport: { width, height } });
+  context.setDefaultTimeout(TIMEOUT);
+  context.setDefaultNavigationTimeout(TIMEOUT);
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
   const errors = [];
   page.on('console', (message) => {
-    // A 401 from the session check on a signed-out page is expected, not an app error.
-    if (message.type() === 'error' && !/401|Failed to load resource/.test(message.text())) errors.push(message.text());
+    if (message.type() !== 'error') return;
+    const where = message.location()?.url ?? '';
+    if (/status of 401/.test(message.text()) && where.includes('/api/auth/')) return;
+    errors.push(`${message.text()}${where ? ` (${where})` : ''}`);
   });
-  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.stack ?? error}`));
   return { context, page, errors };
 }
 
 export async function screenshot(page, name) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+function describe(violations) {
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) => violation.nodes.map((node) =>
+      `${violation.id}: ${node.target.join(' ')}: ${(node.any[0]?.message ?? violation.help).split('. Expected')[0]}`));
+}
+
+/**
+ * The serious and critical WCAG 2.1 A/AA violations axe-core finds on the page, one line per element,
+ * colour contrast excepted: that rule has known failures in the app's palette and its own check,
+ * `contrastViolations`.
+ */
+export async function a11yViolations(page) {
+  const result = await new AxeBuilder({ page }).withTags(WCAG_AA).disableRules(['color-contrast']).analyze();
+  return describe(result.violations);
+}
+
+/** Colour contrast failures (WCAG 1.4.3), the logotype excepted as 1.4.3 allows. */
+export async function contrastViolations(page) {
+  const result = await new AxeBuilder({ page }).withRules(['color-contrast']).exclude('.brand-name').analyze();
+  return describe(result.violations);
 }
 
 export function uniqueEmail(prefix) {
   return `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
 }
 
-/** The newest message in the outbox, as `perilscope mail outbox` prints it. */
-export function newestMail() {
-  return execFileSync('.venv/bin/perilscope', ['mail', 'outbox', '--limit', '1'], { encoding: 'utf8' });
+function cliEnv() {
+  if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set: run the tests through web/e2e/run.sh');
+  return { ...process.env, DATABASE_URL: process.env.DATABASE_URL };
 }
 
+/** Runs `perilscope ARGS...` against the server's database and returns what it printed. */
 export function perilscope(...args) {
-  return execFileSync('.venv/bin/perilscope', args, { encoding: 'utf8' });
+  return execFileSync(CLI, args, { encoding: 'utf8', env: cliEnv() });
+}
+
+/** The newest message in the outbox, as `perilscope mail outbox --limit 1` prints it. */
+export async function newestMail() {
+  const { stdout } = await run(CLI, ['mail', 'outbox', '--limit', '1'], { encoding: 'utf8', env: cliEnv() });
+  return stdout;
+}
+
+/** The token of a reset link in a mail's text, or undefined. */
+export function resetToken(mail) {
+  return /\/reset-password\?token=([A-Za-z0-9_-]+)/.exec(mail)?.[1];
+}
+
+/**
+ * The token of the reset link in the newest mail to `email`. The server sends mail after it has
+ * answered, so the outbox is polled (each poll is one CLI run) until the mail is there or `timeout` passes.
+ */
+export async function resetTokenFor(email, { timeout = TIMEOUT } = {}) {
+  const deadline = Date.now() + timeout;
+  let mail = '';
+  while (Date.now() < deadline) {
+    mail = await newestMail();
+    if (mail.includes(` to ${email}\n`)) {
+      const token = resetToken(mail);
+      if (token) return token;
+    }
+  }
+  throw new Error(`no reset link to ${email} in the outbox within ${timeout} ms; newest mail:\n${mail}`);
 }
 
 export async function signUp(page, email, password = PASSWORD) {
@@ -59,9 +129,10 @@ export async function signUp(page, email, password = PASSWORD) {
   await page.waitForURL('**/login');
 }
 
-export async function signIn(page, email, password = PASSWORD) {
-  if (!page.url().endsWith('/login')) await page.goto('/login');
+export async function signIn(page, email, password = PASSWORD, { remember = false } = {}) {
+  if (new URL(page.url()).pathname !== '/login') await page.goto('/login');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
+  if (remember) await page.getByLabel('Remember me').check();
   await page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).click();
 }

@@ -1,6 +1,6 @@
 """Every HTTP route of the app; a feature adds its module's ROUTES here."""
 
-from entrypoints.http.routes import auth, batch, contact, health, oidc, photos, searches
+from entrypoints.http.routes import admin, auth, batch, contact, health, oidc, photos, searches
 
 ROUTE_HANDLERS = [
     *health.ROUTES,
@@ -10,4 +10,5 @@ ROUTE_HANDLERS = [
     *photos.ROUTES,
     *contact.ROUTES,
     *batch.ROUTES,
+    *admin.ROUTES,
 ]

@@ -72,6 +72,18 @@ def user_json(user: User) -> dict[str, Any]:
     }
 
 
+def user_info_json(user: User) -> dict[str, Any]:
+    """SPEC §3's 'Admin user' shape, also returned by get-user-info."""
+    return {
+        "uid": user.id,
+        "email": user.email,
+        "name": user.display_name,
+        "role": user.role.value,
+        "picture": user.photo_url,
+        "created_at": user.created_at.isoformat(),
+    }
+
+
 def session_response(request: Request, session: Session, status_code: int = 200) -> Response:
     response = Response(
         {
@@ -171,17 +183,7 @@ async def verify_token(data: JSONBody[VerifyTokenBody], accounts: Accounts) -> d
 @get("/api/auth/get-user-info/{uid:str}", tags=["auth"], summary="Own account, or any for admins")
 async def get_user_info(uid: FromPath[str], claims: Claims, accounts: Accounts) -> dict[str, Any]:
     user = await accounts.user_info(claims, uid)
-    return {
-        "status": "success",
-        "user": {
-            "uid": user.id,
-            "email": user.email,
-            "name": user.display_name,
-            "role": user.role.value,
-            "picture": user.photo_url,
-            "created_at": user.created_at.isoformat(),
-        },
-    }
+    return {"status": "success", "user": user_info_json(user)}
 
 
 @get("/api/auth/get-search-stats", tags=["auth"])

@@ -11,7 +11,7 @@ from litestar.params import FromPath, JSONBody, MultipartBody
 
 from application.batch import BatchJob, BatchService, eta_seconds
 from domain.batch_input import MAX_UPLOAD_BYTES
-from entrypoints.http.dependencies import Claims, container_of
+from entrypoints.http.dependencies import Claims, container_of, requires_sign_in
 
 UPLOAD_BODY_LIMIT = MAX_UPLOAD_BYTES + 1024 * 1024  # the file plus multipart framing
 
@@ -44,7 +44,13 @@ def job_json(request: Request, job: BatchJob) -> dict[str, Any]:
     }
 
 
-@post("/api/upload-csv", tags=["batch"], status_code=200, request_max_body_size=UPLOAD_BODY_LIMIT)
+@post(
+    "/api/upload-csv",
+    tags=["batch"],
+    status_code=200,
+    request_max_body_size=UPLOAD_BODY_LIMIT,
+    guards=[requires_sign_in],
+)
 async def upload_csv(request: Request, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
     content = await data.file.read()
     upload = await _batch(request).upload(claims, data.file.filename or "upload.csv", content)

@@ -1,0 +1,63 @@
+"""System settings in the database, read through a short in-process cache."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from adapters.db.engine import upsert_insert
+from adapters.db.settings_tables import SETTINGS_ROW_ID, SystemSettingsRow
+from application.ports import Clock
+from domain.system_settings import SystemSettings
+
+# Every lookup reads the settings; a few seconds of caching keeps that off the database, and
+# other server processes see a change within this time.
+CACHE_SECONDS = 5.0
+
+
+class SqlSystemSettingsStore:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        defaults: SystemSettings,
+        clock: Clock,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._sessions = sessions
+        self._defaults = defaults  # until an administrator saves, from the environment
+        self._clock = clock
+        self._monotonic = monotonic
+        self._cached: tuple[float, SystemSettings] | None = None
+
+    async def current(self) -> SystemSettings:
+        if self._cached and self._monotonic() - self._cached[0] < CACHE_SECONDS:
+            return self._cached[1]
+        async with self._sessions() as session:
+            row = await session.get(SystemSettingsRow, SETTINGS_ROW_ID)
+            settings = self._defaults if row is None else _settings(row)
+        self._cached = (self._monotonic(), settings)
+        return settings
+
+    async def save(self, settings: SystemSettings, saved_by: str) -> None:
+        values = {
+            "monthly_search_limit": settings.monthly_search_limit,
+            "rate_limiting": settings.rate_limiting,
+            "search_caching": settings.search_caching,
+            "updated_at": self._clock.now(),
+            "updated_by": saved_by,
+        }
+        async with self._sessions() as session:
+            statement = upsert_insert(session, SystemSettingsRow).values(id=SETTINGS_ROW_ID, **values)
+            await session.execute(statement.on_conflict_do_update(index_elements=["id"], set_=values))
+            await session.commit()
+        self._cached = (self._monotonic(), settings)
+
+
+def _settings(row: SystemSettingsRow) -> SystemSettings:
+    return SystemSettings(
+        monthly_search_limit=row.monthly_search_limit,
+        rate_limiting=row.rate_limiting,
+        search_caching=row.search_caching,
+    )

@@ -1,0 +1,23 @@
+"""The administrator's system settings: one row."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Boolean, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from adapters.db.base import Base
+
+SETTINGS_ROW_ID = 1
+
+
+class SystemSettingsRow(Base):
+    __tablename__ = "system_settings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    monthly_search_limit: Mapped[int] = mapped_column(Integer)
+    rate_limiting: Mapped[bool] = mapped_column(Boolean)
+    search_caching: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime]
+    updated_by: Mapped[str | None] = mapped_column(String(36))

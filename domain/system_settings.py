@@ -1,0 +1,37 @@
+"""System settings an administrator saves and the product enforces (DESIGN.md departs from
+SPEC §2 here: the settings form is saved for real)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from domain.quota import DEFAULT_MONTHLY_LIMIT, NEAR_LIMIT_USED
+
+MIN_MONTHLY_LIMIT = 1
+MAX_MONTHLY_LIMIT = 100
+CACHE_HOURS = 24  # a repeat lookup of the same building within this window is served from storage
+
+
+class SettingsError(ValueError):
+    """A setting outside its allowed range; the message is safe to show."""
+
+
+@dataclass(frozen=True, slots=True)
+class SystemSettings:
+    monthly_search_limit: int = DEFAULT_MONTHLY_LIMIT
+    rate_limiting: bool = True
+    search_caching: bool = True
+
+    def __post_init__(self) -> None:
+        limit = self.monthly_search_limit
+        if isinstance(limit, bool) or not isinstance(limit, int) or not MIN_MONTHLY_LIMIT <= limit <= MAX_MONTHLY_LIMIT:
+            raise SettingsError(
+                f"The monthly search limit must be a whole number from {MIN_MONTHLY_LIMIT} to {MAX_MONTHLY_LIMIT}"
+            )
+
+
+def near_limit_threshold(monthly_limit: int) -> int:
+    """Searches used from which a regular user counts as near the limit: 8 of the default 10
+    (SPEC §9), and the same 80% share when an administrator changes the limit."""
+    return max(1, math.ceil(monthly_limit * NEAR_LIMIT_USED / DEFAULT_MONTHLY_LIMIT))

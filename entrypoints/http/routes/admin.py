@@ -1,0 +1,74 @@
+"""SPEC §7's admin calls plus the saved system settings. Every handler takes the `admin`
+dependency, so anonymous callers get 401 and regular users 403 before the handler runs."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Request, get, post, put
+from litestar.params import FromPath, JSONBody
+
+from application.admin import AdminService
+from domain.accounts import Role
+from domain.system_settings import SystemSettings
+from entrypoints.http.dependencies import Admin, container_of
+from entrypoints.http.routes.auth import user_info_json
+
+UserId = Annotated[str, msgspec.Meta(max_length=36)]
+
+
+class RoleChange(msgspec.Struct):
+    uid: UserId
+    role: Literal["user", "admin"]
+
+
+class SettingsBody(msgspec.Struct):
+    monthly_search_limit: int
+    rate_limiting: bool
+    search_caching: bool
+
+
+def _admin(request: Request) -> AdminService:
+    return container_of(request).admin()
+
+
+def settings_json(settings: SystemSettings) -> dict[str, Any]:
+    return dataclasses.asdict(settings)
+
+
+@get("/api/admin/list-users", tags=["admin"], summary="Every account, newest first")
+async def list_users(request: Request, admin: Admin) -> dict[str, Any]:
+    return {"status": "success", "users": [user_info_json(user) for user in await _admin(request).users()]}
+
+
+@get("/api/admin/user-info/{uid:str}", tags=["admin"], summary="One account with its search statistics")
+async def user_info(request: Request, admin: Admin, uid: FromPath[str]) -> dict[str, Any]:
+    user, stats = await _admin(request).user_info(uid)
+    return {"status": "success", "user": {**user_info_json(user), "search_stats": dataclasses.asdict(stats)}}
+
+
+@post("/api/admin/update-user-role", tags=["admin"], status_code=200, summary="Make a user an admin or a regular user")
+async def update_user_role(request: Request, admin: Admin, data: JSONBody[RoleChange]) -> dict[str, Any]:
+    user = await _admin(request).change_role(admin, data.uid, Role(data.role))
+    return {"status": "success", "user": user_info_json(user)}
+
+
+@get("/api/admin/search-stats", tags=["admin"], summary="Users and searches across the system")
+async def search_stats(request: Request, admin: Admin) -> dict[str, Any]:
+    return {"status": "success", "stats": dataclasses.asdict(await _admin(request).statistics())}
+
+
+@get("/api/admin/settings", tags=["admin"], summary="The saved system settings")
+async def get_settings(request: Request, admin: Admin) -> dict[str, Any]:
+    return {"status": "success", "settings": settings_json(await _admin(request).settings())}
+
+
+@put("/api/admin/settings", tags=["admin"], summary="Save the system settings; enforced from the next request")
+async def put_settings(request: Request, admin: Admin, data: JSONBody[SettingsBody]) -> dict[str, Any]:
+    saved = await _admin(request).save_settings(admin, data.monthly_search_limit, data.rate_limiting, data.search_caching)
+    return {"status": "success", "settings": settings_json(saved)}
+
+
+ROUTES = [list_users, user_info, update_user_role, search_stats, get_settings, put_settings]
