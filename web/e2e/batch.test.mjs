@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import { launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
 
 const SAMPLE = [
@@ -42,12 +43,67 @@ test('upload a CSV, follow the job to the end, open and download the export', as
   await seattle.getByText('Occupants at this Address (24)').waitFor();
   await seattle.getByRole('cell', { name: '518210' }).first().waitFor();
   await screenshot(page, 'export-detail');
+  const exportUrl = page.url();
+
+  // A group card opens the search result page with the group's navigation state...
+  await seattle.getByRole('link', { name: /701 5th Ave/ }).click();
+  await page.waitForURL('**/search-result/export%3A**');
+  await page.getByRole('heading', { level: 1, name: /701 5th Ave/ }).waitFor();
+  const building = page.getByRole('region', { name: 'Building Details' });
+  await building.getByText('1985').waitFor();
+  await page.getByRole('cell', { name: '518210' }).first().waitFor();
+  await screenshot(page, 'export-group-result');
+  // ...and opened as a link in a new tab (no navigation state), the group is read from the export file.
+  const tab = await context.newPage();
+  await tab.goto(page.url());
+  await tab.getByRole('heading', { level: 1, name: /701 5th Ave/ }).waitFor();
+  await tab.getByText(/address group 1 of 5/).waitFor();
+  await tab.getByRole('button', { name: 'Next' }).click();
+  await tab.getByText(/address group 2 of 5/).waitFor();
+  await tab.close();
+  await page.goto(exportUrl);
+  await page.getByText(/Displaying 5 address group\(s\)/).waitFor();
 
   const downloadPromise = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Download CSV' }).click();
   const csv = readFileSync(await (await downloadPromise).path(), 'utf8');
   assert.match(csv, /^address,name,vicinity,types,lat,lng,business_status,Total_Score,Top3_Scores_Combined,naics_code/);
   assert.ok(csv.includes('98POINT6 INC'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a large upload shows its progress climbing before the job is done', async () => {
+  const { page, errors, context } = await openPage(browser);
+  const email = uniqueEmail('progress');
+  await signUp(page, email);
+  await signIn(page, email);
+  await page.waitForURL('**/data-processing');
+
+  // 50,000 real addresses (bench/batch.py's builder): several seconds of work, so several polls.
+  const rows = 50_000;
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'large_portfolio.csv');
+  execFileSync('.venv/bin/python', ['-c', [
+    'import sys; from pathlib import Path; from bench.batch import build_input; from entrypoints.settings import Settings',
+    `Path(sys.argv[1]).write_bytes(build_input(${rows}, Settings.from_env().data_dir))`,
+  ].join('\n'), file]);
+  await page.locator('input[type=file]').setInputFiles(file);
+  await page.getByText('File uploaded successfully: large_portfolio.csv').waitFor({ timeout: 60_000 });
+
+  // Every percentage the progress bar shows, as it shows it.
+  await page.evaluate(() => {
+    window.seenPercents = [];
+    new MutationObserver(() => {
+      const bar = document.querySelector('[role=progressbar][aria-label="Batch progress"]');
+      if (bar) window.seenPercents.push(Number(bar.getAttribute('aria-valuenow')));
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
+  });
+  await page.getByRole('button', { name: 'Process Batch File' }).click();
+  await page.getByText(/Batch complete: 50,?000 address\(es\) exported/).waitFor({ timeout: 120_000 });
+  const seen = await page.evaluate(() => window.seenPercents);
+  const between = [...new Set(seen)].filter((percent) => percent > 0 && percent < 100);
+  assert.ok(between.length >= 1, `an intermediate percentage was shown (saw ${[...new Set(seen)].join(', ')})`);
+  assert.deepEqual([...seen].sort((a, b) => a - b), seen, 'the percentage never goes backwards');
   assert.deepEqual(errors, []);
   await context.close();
 });

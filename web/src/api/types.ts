@@ -109,6 +109,7 @@ export interface Occupant {
   naics_code: string;
   naics_title?: string | null;
   photo_reference?: string | null;
+  address?: string; // export rows carry their group's address
 }
 
 export interface ScoreReceipt {

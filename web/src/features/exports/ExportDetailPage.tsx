@@ -1,18 +1,17 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { apiUrl } from '../../api/url';
 import { useAppSelector } from '../../app/hooks';
 import { Banner } from '../../components/Banner';
 import { PageSpinner, Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
 import { selectAccessToken } from '../auth/authSlice';
-import { display, groupRows, parseExportCsv, type AddressGroup } from './groups';
+import { display, exportGroupId, groupNavState, type AddressGroup } from './groups';
+import { authorizedFetch, useExportFile } from './useExportFile';
 
 const GROUPS_PER_PAGE = 25; // a 50,000-row export renders a page at a time
 const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index).';
 const TOP3_TOOLTIP = 'Top three disaster geo peril';
 
-type Load = { state: 'loading' } | { state: 'error'; message: string } | { state: 'loaded'; groups: AddressGroup[]; dropped: number };
 type Download = { state: 'idle' } | { state: 'preparing' } | { state: 'started' } | { state: 'error'; message: string };
 
 function safeDecode(value: string): string {
@@ -23,42 +22,15 @@ function safeDecode(value: string): string {
   }
 }
 
-async function authorizedFetch(path: string, token: string | null): Promise<Response> {
-  return fetch(apiUrl(path), { headers: token ? { Authorization: `Bearer ${token}` } : {}, credentials: 'include' });
-}
-
 /** /batch-export-detail/{filename}: an export's address groups, a page at a time, and its download. */
 export default function ExportDetailPage() {
   const params = useParams();
   const filename = params.filename ? safeDecode(params.filename) : '';
   const token = useAppSelector(selectAccessToken);
-  const [load, setLoad] = useState<Load>({ state: 'loading' });
+  const load = useExportFile(filename || null);
   const [download, setDownload] = useState<Download>({ state: 'idle' });
   const [page, setPage] = useState(0);
   usePageTitle(filename ? `Export: ${filename}` : 'Export');
-
-  useEffect(() => {
-    if (!filename) return;
-    let cancelled = false;
-    (async () => {
-      try {
-        const response = await authorizedFetch(`/api/view-export/${encodeURIComponent(filename)}`, token);
-        const type = response.headers.get('content-type') ?? '';
-        if (!response.ok) {
-          const body = type.includes('json') ? ((await response.json()) as { error?: string }) : {};
-          throw new Error(body.error ?? 'Failed to load or process file content.');
-        }
-        if (!type.includes('csv')) throw new Error('Failed to load file content or invalid format');
-        const { groups, dropped } = groupRows(parseExportCsv(await response.text()));
-        if (!cancelled) setLoad({ state: 'loaded', groups, dropped });
-      } catch (error) {
-        if (!cancelled) setLoad({ state: 'error', message: error instanceof Error ? error.message : 'Could not load file content.' });
-      }
-    })();
-    return () => {
-      cancelled = true;
-    };
-  }, [filename, token]);
 
   useEffect(() => {
     if (download.state !== 'started') return undefined;
@@ -128,7 +100,9 @@ export default function ExportDetailPage() {
           {load.dropped > 0 && <Banner kind="warning">{load.dropped} row(s) before the first address were left out.</Banner>}
           <p className="muted">Displaying {load.groups.length} address group(s) from {filename}</p>
           <div className="export-groups">
-            {pageGroups.map((group) => <GroupCard key={group.key} group={group} />)}
+            {pageGroups.map((group, i) => (
+              <GroupCard key={group.key} group={group} filename={filename} index={page * GROUPS_PER_PAGE + i} />
+            ))}
           </div>
           {pages > 1 && (
             <nav className="button-row pager" aria-label="Address group pages">
@@ -143,10 +117,15 @@ export default function ExportDetailPage() {
   );
 }
 
-function GroupCard({ group }: { group: AddressGroup }) {
+function GroupCard({ group, filename, index }: { group: AddressGroup; filename: string; index: number }) {
+  const id = exportGroupId(filename, index);
   return (
     <article className="card export-group" aria-label={group.mainAddress}>
-      <h2 className="card-title">{group.mainAddress}</h2>
+      <h2 className="card-title">
+        <Link to={`/search-result/${encodeURIComponent(id)}`} state={groupNavState(group, id)}>
+          {group.mainAddress}
+        </Link>
+      </h2>
       <div className="result-columns">
         <section>
           <h3 className="subtitle">Building Details</h3>

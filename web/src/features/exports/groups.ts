@@ -1,5 +1,6 @@
 import Papa from 'papaparse';
-import { parseAddressText } from '../search/resultView';
+import type { Occupant } from '../../api/types';
+import { formatDate, parseAddressText, type ResultNavState } from '../search/resultView';
 
 export type Cell = string | number | boolean | null;
 export type ExportRow = Record<string, Cell>;
@@ -63,4 +64,55 @@ function isEmptyOccupant(row: ExportRow): boolean {
 export function display(value: Cell | undefined): string {
   if (value === null || value === undefined || value === '' || value === 'NA' || value === 'N/A') return '—';
   return String(value);
+}
+
+/**
+ * A group's id for /search-result/{id} (SPEC §2: a group key plus an index). It names the export
+ * file and the group's position, so the result page can load the group again after a reload.
+ */
+export function exportGroupId(filename: string, index: number): string {
+  return `export:${filename}:${index}`;
+}
+
+export function parseExportGroupId(id: string): { filename: string; index: number } | null {
+  const match = /^export:(.+):(\d+)$/.exec(id);
+  return match ? { filename: match[1]!, index: Number(match[2]) } : null;
+}
+
+function text(value: Cell | undefined, fallback: string): string {
+  return value === null || value === undefined || value === '' ? fallback : String(value);
+}
+
+/**
+ * SPEC §2's navigation state for a group card's link to /search-result/{id}. Two fields depart
+ * from SPEC on purpose (DESIGN.md: unknown is shown as unknown): vacancies come from the
+ * 'Total Space Available' detail (SPEC §3), not from the parking area, and the photo count is 0,
+ * because an export holds no photos.
+ */
+export function groupNavState(group: AddressGroup, id: string): ResultNavState {
+  const space = group.buildingDetails.find(([key]) => key === 'Total Space Available')?.[1];
+  const vacancies = Number.parseInt(space ?? '', 10);
+  const occupants: Occupant[] = group.occupants.map((row) => ({
+    name: text(row.name, 'NA'),
+    vicinity: text(row.vicinity, 'NA'),
+    types: text(row.types, 'NA'),
+    business_status: text(row.business_status, 'NA'),
+    lat: typeof row.lat === 'number' ? row.lat : null,
+    lng: typeof row.lng === 'number' ? row.lng : null,
+    naics_code: text(row.naics_code, 'N/A'),
+    address: group.mainAddress,
+  }));
+  return {
+    id,
+    address: group.mainAddress,
+    vacancies: Number.isNaN(vacancies) ? null : vacancies,
+    photosCount: 0,
+    dateLastUpdated: formatDate(null),
+    imageUrl: null,
+    occupantDetails: occupants,
+    totalScore: group.riskScores.total,
+    top3ScoresCombined: group.riskScores.top3,
+    naics_code: occupants[0]?.naics_code ?? 'N/A',
+    buildingDetails: group.buildingDetails,
+  };
 }

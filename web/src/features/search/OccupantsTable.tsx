@@ -28,6 +28,7 @@ export function OccupantsTable({ occupants, caption, showStatus = false }: Props
             <tr key={`${o.name}-${i}`}>
               <td>
                 {isUnknown(o.name) ? 'N/A' : o.name}
+                {!showStatus && o.business_status === CLOSED && ' '}
                 {!showStatus && o.business_status === CLOSED && (
                   <span className="status-badge status-warning occupant-closed">Closed permanently</span>
                 )}

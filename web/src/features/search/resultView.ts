@@ -138,6 +138,8 @@ export interface ResultNavState {
   totalScore: number;
   top3ScoresCombined: string;
   naics_code: string;
+  /** From an export group's card: its building details (a stored search has them on the server). */
+  buildingDetails?: [string, string][];
 }
 
 export function navigationState(card: ResultCard, imageUrl: string | null = null): ResultNavState {
@@ -171,6 +173,7 @@ export function readNavState(state: unknown, id: string): ResultNavState | null 
     totalScore: typeof s.totalScore === 'number' ? s.totalScore : 0,
     top3ScoresCombined: typeof s.top3ScoresCombined === 'string' ? s.top3ScoresCombined : '',
     naics_code: typeof s.naics_code === 'string' ? s.naics_code : 'N/A',
+    buildingDetails: Array.isArray(s.buildingDetails) ? s.buildingDetails : undefined,
   };
 }
 

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { useStore } from 'react-redux';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useGetSearchResultQuery } from '../../api/api';
@@ -9,6 +9,8 @@ import { Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
 import { OccupantsTable } from '../search/OccupantsTable';
 import { formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../search/resultView';
+import { groupNavState, parseExportGroupId } from '../exports/groups';
+import { useExportFile } from '../exports/useExportFile';
 import { downloadFile } from './download';
 import { InfoTip } from './InfoTip';
 
@@ -65,7 +67,7 @@ function fromServer(search: RecentSearch): ResultView | null {
 function fromNavState(state: ResultNavState): ResultView {
   return {
     address: state.address,
-    details: [],
+    details: state.buildingDetails ?? [],
     vacancies: state.vacancies,
     rentalRate: null,
     occupants: state.occupantDetails.length,
@@ -104,22 +106,74 @@ function ErrorPanel({ text }: { text: string }) {
   );
 }
 
-/** /search-result/{id}: one stored search, always loaded from the server (no made-up data). */
+/**
+ * /search-result/{id}: a stored search, loaded from the server, or one group of a batch export,
+ * read from the export file. The link's navigation state shows at once while the data loads.
+ */
 export default function SearchResultPage() {
   const { id } = useParams();
   if (!id) return <ErrorPanel text={NO_ID} />;
-  return <SearchResultView key={id} id={id} />;
+  const exportGroup = parseExportGroupId(id);
+  if (exportGroup) return <ExportGroupResult key={id} id={id} filename={exportGroup.filename} index={exportGroup.index} />;
+  return <StoredSearchResult key={id} id={id} />;
 }
 
-function SearchResultView({ id }: { id: string }) {
-  const navigate = useNavigate();
-  const location = useLocation();
+/** Downloads a file through the API with the session's token; returns the error text, if any. */
+function useDownload(): { busy: boolean; error: string | null; download: (path: string, filename: string) => Promise<void> } {
   const store = useStore();
   const dispatch = useAppDispatch();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function download(path: string, filename: string) {
+    setBusy(true);
+    setError(null);
+    try {
+      await downloadFile(path, filename, store.getState, dispatch);
+    } catch (failure) {
+      setError(`Export error: ${failure instanceof Error ? failure.message : 'Unknown export error'}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, error, download };
+}
+
+interface StepProps {
+  previous: string | null;
+  next: string | null;
+  exporting: boolean;
+  onExport: () => void;
+  refreshing: boolean;
+  onRefresh: () => void;
+}
+
+/** Previous, Export, Refresh, Next (SPEC §2), working for real. */
+function ResultActions({ previous, next, exporting, onExport, refreshing, onRefresh }: StepProps) {
+  const navigate = useNavigate();
+  const go = (target: string | null) => target && navigate(`/search-result/${encodeURIComponent(target)}`);
+  return (
+    <div className="button-row">
+      <button type="button" className="btn btn-outline" disabled={!previous} onClick={() => go(previous)}>
+        Previous
+      </button>
+      <button type="button" className="btn btn-outline" onClick={onExport} disabled={exporting}>
+        {exporting ? 'Preparing...' : 'Export'}
+      </button>
+      <button type="button" className="btn btn-outline" onClick={onRefresh} disabled={refreshing}>
+        {refreshing ? 'Refreshing...' : 'Refresh'}
+      </button>
+      <button type="button" className="btn btn-outline" disabled={!next} onClick={() => go(next)}>
+        Next
+      </button>
+    </div>
+  );
+}
+
+function StoredSearchResult({ id }: { id: string }) {
+  const location = useLocation();
   // Always from the server, even when this id was seen a moment ago (Refresh refetches too).
   const { currentData, error, isFetching, refetch } = useGetSearchResultQuery(id, { refetchOnMountOrArgChange: true });
-  const [exporting, setExporting] = useState(false);
-  const [exportError, setExportError] = useState<string | null>(null);
+  const { busy, error: exportError, download } = useDownload();
   const passed = readNavState(location.state, id);
 
   const view = currentData ? fromServer(currentData.search) : passed ? fromNavState(passed) : null;
@@ -130,35 +184,74 @@ function SearchResultView({ id }: { id: string }) {
     return <ErrorPanel text={status === 404 ? NOT_FOUND : LOAD_FAILED} />;
   }
   if (currentData && !view) return <ErrorPanel text={BAD_DATA} />;
-  if (!view) {
-    return (
-      <div className="page">
-        <Spinner label={LOADING} />
-      </div>
-    );
-  }
+  if (!view) return <LoadingPage />;
 
   const loaded = !!currentData;
-  const previousId = currentData?.previous_id ?? null;
-  const nextId = currentData?.next_id ?? null;
+  return (
+    <ResultLayout view={view} loading={!loaded} busy={isFetching} error={exportError} showDetails={loaded}>
+      <ResultActions
+        previous={currentData?.previous_id ?? null}
+        next={currentData?.next_id ?? null}
+        exporting={busy}
+        onExport={() => void download(`/api/search-results/${encodeURIComponent(id)}/export`, `perilscope-search-${id.slice(0, 8)}.csv`)}
+        refreshing={isFetching && loaded}
+        onRefresh={() => void refetch()}
+      />
+    </ResultLayout>
+  );
+}
 
-  async function exportCsv() {
-    setExporting(true);
-    setExportError(null);
-    try {
-      await downloadFile(
-        `/api/search-results/${encodeURIComponent(id)}/export`,
-        `perilscope-search-${id.slice(0, 8)}.csv`,
-        store.getState,
-        dispatch,
-      );
-    } catch (failure) {
-      setExportError(`Export error: ${failure instanceof Error ? failure.message : 'Unknown export error'}`);
-    } finally {
-      setExporting(false);
-    }
-  }
+function ExportGroupResult({ id, filename, index }: { id: string; filename: string; index: number }) {
+  const location = useLocation();
+  const passed = readNavState(location.state, id);
+  const [reloads, setReloads] = useState(0);
+  // With the card's state nothing needs loading; after a reload or from a shared link (or on
+  // Refresh) the group is read from the export file itself.
+  const load = useExportFile(passed && reloads === 0 ? null : filename, reloads);
+  const { busy, error: exportError, download } = useDownload();
+  const group = load.state === 'loaded' ? load.groups[index] : undefined;
+  const view = group ? fromNavState(groupNavState(group, id)) : passed ? fromNavState(passed) : null;
+  usePageTitle(view ? view.address : 'Search Result');
 
+  if (load.state === 'error') return <ErrorPanel text={load.message || LOAD_FAILED} />;
+  if (load.state === 'loaded' && !group) return <ErrorPanel text={NOT_FOUND} />;
+  if (!view) return <LoadingPage />;
+
+  const groupCount = load.state === 'loaded' ? load.groups.length : null;
+  const stepTo = (target: number) => `export:${filename}:${target}`;
+  return (
+    <ResultLayout view={view} loading={load.state === 'loading'} busy={load.state === 'loading'} error={exportError} showDetails>
+      <p className="muted small">From the batch export {filename}, address group {index + 1}{groupCount ? ` of ${groupCount}` : ''}.</p>
+      <ResultActions
+        previous={index > 0 ? stepTo(index - 1) : null}
+        next={groupCount !== null && index + 1 < groupCount ? stepTo(index + 1) : null}
+        exporting={busy}
+        onExport={() => void download(`/api/download/${encodeURIComponent(filename)}`, filename)}
+        refreshing={load.state === 'loading'}
+        onRefresh={() => setReloads((count) => count + 1)}
+      />
+    </ResultLayout>
+  );
+}
+
+function LoadingPage() {
+  return (
+    <div className="page">
+      <Spinner label={LOADING} />
+    </div>
+  );
+}
+
+interface LayoutProps {
+  view: ResultView;
+  loading: boolean;
+  busy: boolean;
+  error: string | null;
+  showDetails: boolean;
+  children: ReactNode;
+}
+
+function ResultLayout({ view, loading, busy, error, showDetails, children }: LayoutProps) {
   const overview: [string, string | number][] = [
     ['Vacancies', view.vacancies ?? 'N/A'],
     ['Rental Rate', view.rentalRate ?? 'N/A'],
@@ -169,15 +262,15 @@ function SearchResultView({ id }: { id: string }) {
   const receipt = view.receipt;
 
   return (
-    <div className="page search-result" aria-busy={isFetching}>
+    <div className="page search-result" aria-busy={busy}>
       <header className="page-header result-header">
         <h1>{view.address}</h1>
         <Link to="/data-processing" className="btn btn-outline">
           Back to Search List
         </Link>
       </header>
-      {!loaded && <Spinner size="sm" label={LOADING} />}
-      {exportError && <Banner kind="error">{exportError}</Banner>}
+      {loading && <Spinner size="sm" label={LOADING} />}
+      {error && <Banner kind="error">{error}</Banner>}
       <div className="result-columns">
         <div className="result-left">
           <section className="card" aria-labelledby="overview-title">
@@ -188,7 +281,7 @@ function SearchResultView({ id }: { id: string }) {
               ))}
             </dl>
           </section>
-          {loaded && (
+          {showDetails && (
             <section className="card" aria-labelledby="building-title">
               <h2 id="building-title" className="card-title">Building Details</h2>
               {view.details.length === 0 ? (
@@ -249,30 +342,7 @@ function SearchResultView({ id }: { id: string }) {
         <section className="card result-right" aria-labelledby="occupants-title">
           <h2 id="occupants-title" className="card-title">Occupant Detail</h2>
           <OccupantsTable occupants={view.occupantDetails} />
-          <div className="button-row">
-            <button
-              type="button"
-              className="btn btn-outline"
-              disabled={!previousId}
-              onClick={() => previousId && navigate(`/search-result/${encodeURIComponent(previousId)}`)}
-            >
-              Previous
-            </button>
-            <button type="button" className="btn btn-outline" onClick={() => void exportCsv()} disabled={exporting}>
-              {exporting ? 'Preparing...' : 'Export'}
-            </button>
-            <button type="button" className="btn btn-outline" onClick={() => void refetch()} disabled={isFetching}>
-              {isFetching && loaded ? 'Refreshing...' : 'Refresh'}
-            </button>
-            <button
-              type="button"
-              className="btn btn-outline"
-              disabled={!nextId}
-              onClick={() => nextId && navigate(`/search-result/${encodeURIComponent(nextId)}`)}
-            >
-              Next
-            </button>
-          </div>
+          {children}
         </section>
       </div>
     </div>

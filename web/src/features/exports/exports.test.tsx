@@ -1,0 +1,105 @@
+import { screen, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import Papa from 'papaparse';
+import { describe, expect, it } from 'vitest';
+import { ANN } from '../../test/db';
+import { renderApp, signedInState } from '../../test/render';
+import { server } from '../../test/server';
+import { exportGroupId, groupNavState, groupRows, parseExportCsv, parseExportGroupId } from './groups';
+
+const FILE = 'seattle_export_20261123_101500_000001.csv';
+const COLUMNS = ['address', 'name', 'vicinity', 'types', 'lat', 'lng', 'business_status', 'Total_Score', 'Top3_Scores_Combined', 'naics_code'];
+const TOP3 = 'Earthquake: 99.9\nLandslide: 99.5\nVolcanic Activity: 99.1';
+const CSV = Papa.unparse({
+  fields: COLUMNS,
+  data: [
+    ['701 5th Ave, Seattle, WA 98104 Year Built: 1985\nProperty Type: Large Office\nParking: 319,400 sq ft\nTotal Space Available: 12', 'Columbia Tower Club', '701 5th Ave', 'restaurant', 47.6, -122.33, 'OPERATIONAL', 99.7, TOP3, '722511'],
+    ['', 'Bank Office', '701 5th Ave', 'bank', 47.6, -122.33, 'CLOSED_PERMANENTLY', 0, '', '522110'],
+    ['1 Market St, San Francisco, CA 94105', 'NA', 'NA', 'NA', 0, 0, 'NA', 98.1, 'Earthquake: 99.9', 'N/A'],
+  ],
+}, { newline: '\r\n' });
+
+function serveExport(onView?: () => void) {
+  server.use(
+    http.get('/api/view-export/:name', ({ params }) => {
+      onView?.();
+      if (params.name !== FILE) return HttpResponse.json({ status: 'error', error: 'Export not found' }, { status: 404 });
+      return new HttpResponse(CSV, { headers: { 'Content-Type': 'text/csv; charset=utf-8' } });
+    }),
+  );
+}
+
+describe('export groups as search results', () => {
+  it("builds SPEC §2's navigation state from a group", () => {
+    const { groups } = groupRows(parseExportCsv(CSV));
+    const state = groupNavState(groups[0]!, exportGroupId(FILE, 0));
+    expect(state).toMatchObject({
+      id: `export:${FILE}:0`,
+      address: '701 5th Ave, Seattle, WA 98104',
+      vacancies: 12, // from 'Total Space Available', never from the parking area
+      photosCount: 0, // an export holds no photos
+      totalScore: 99.7,
+      top3ScoresCombined: TOP3,
+      naics_code: '722511',
+    });
+    expect(state.occupantDetails.map((o) => [o.name, o.address])).toEqual([
+      ['Columbia Tower Club', '701 5th Ave, Seattle, WA 98104'],
+      ['Bank Office', '701 5th Ave, Seattle, WA 98104'],
+    ]);
+    expect(state.buildingDetails).toContainEqual(['Year Built', '1985']);
+
+    const empty = groupNavState(groups[1]!, exportGroupId(FILE, 1));
+    expect([empty.vacancies, empty.photosCount, empty.naics_code, empty.occupantDetails]).toEqual([null, 0, 'N/A', []]);
+  });
+
+  it('round-trips group ids, file names with colons included', () => {
+    expect(parseExportGroupId(exportGroupId('a:b.csv', 7))).toEqual({ filename: 'a:b.csv', index: 7 });
+    expect(parseExportGroupId('3f2a-uuid')).toBeNull();
+    expect(parseExportGroupId('export:x.csv:')).toBeNull();
+  });
+
+  it('a group card opens /search-result/{id} from its navigation state, with no second load', async () => {
+    let views = 0;
+    serveExport(() => (views += 1));
+    const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
+    const link = await screen.findByRole('link', { name: '701 5th Ave, Seattle, WA 98104' });
+    expect(link).toHaveAttribute('href', `/search-result/${encodeURIComponent(`export:${FILE}:0`)}`);
+
+    await user.click(link);
+    expect(await screen.findByRole('heading', { level: 1, name: '701 5th Ave, Seattle, WA 98104' })).toBeInTheDocument();
+    const overview = screen.getByRole('region', { name: 'Address Overview' });
+    expect(within(overview).getByText('Vacancies').nextSibling).toHaveTextContent(/^12$/);
+    expect(within(overview).getByText('Occupants').nextSibling).toHaveTextContent(/^2$/);
+    const building = screen.getByRole('region', { name: 'Building Details' });
+    expect(within(building).getByText('Property Type').nextSibling).toHaveTextContent('Large Office');
+    expect(screen.getByTestId('total-score')).toHaveTextContent(/^99\.70$/);
+    expect(screen.getByRole('cell', { name: 'Bank Office Closed permanently' })).toBeInTheDocument();
+    expect(views).toBe(1);
+  });
+
+  it('opened directly (a reload or a shared link) the group is read from the export file', async () => {
+    serveExport();
+    const { user } = renderApp({
+      route: `/search-result/${encodeURIComponent(`export:${FILE}:1`)}`,
+      preloadedState: signedInState(ANN),
+    });
+    expect(await screen.findByRole('heading', { level: 1, name: '1 Market St, San Francisco, CA 94105' })).toBeInTheDocument();
+    expect(screen.getByText(`From the batch export ${FILE}, address group 2 of 2.`)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
+    await user.click(screen.getByRole('button', { name: 'Previous' }));
+    expect(await screen.findByRole('heading', { level: 1, name: '701 5th Ave, Seattle, WA 98104' })).toBeInTheDocument();
+  });
+
+  it('a group that does not exist, or an export that does not, is an error', async () => {
+    serveExport();
+    renderApp({ route: `/search-result/${encodeURIComponent(`export:${FILE}:9`)}`, preloadedState: signedInState(ANN) });
+    expect(await screen.findByText('Could not load result data.')).toBeInTheDocument();
+  });
+
+  it("another user's or a missing export shows the server's message", async () => {
+    serveExport();
+    renderApp({ route: `/search-result/${encodeURIComponent('export:nope.csv:0')}`, preloadedState: signedInState(ANN) });
+    expect(await screen.findByText('Export not found')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Go Back' })).toBeInTheDocument();
+  });
+});
