@@ -6,7 +6,8 @@ from dependency_injector import containers, providers
 
 from adapters.clock import SystemClock
 from adapters.db.account_repositories import SqlUnitOfWork
-from adapters.db.engine import create_engine, create_session_factory
+from adapters.db.engine import create_engine, create_session_factory, is_sqlite
+from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
 from adapters.identity.pending_state import SignedPendingSignIn
@@ -174,7 +175,12 @@ class Container(containers.DeclarativeContainer):
         buildings=providers.Singleton(BuildingRecords, index=reference_index),
         naics=providers.Singleton(NaicsTable, index=reference_index),
     )
-    search_store = providers.Singleton(SqlSearchStore, sessions=session_factory)
+    # On SQLite (the embedded default) the lookup's hot write skips aiosqlite's thread hops.
+    search_store = providers.Selector(
+        providers.Callable(lambda s: "sqlite" if is_sqlite(s.database_url) else "server", settings),
+        sqlite=providers.Singleton(SqliteLoopSearchStore, sessions=session_factory, database_url=settings.provided.database_url),
+        server=providers.Singleton(SqlSearchStore, sessions=session_factory),
+    )
     quota_ledger = providers.Singleton(SqlQuotaLedger, sessions=session_factory)
     lookup = providers.Singleton(
         LookupService,

@@ -14,7 +14,10 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from domain.accounts import Role
+from dependency_injector import providers
+
 from adapters.db.engine import create_engine, create_session_factory
+from adapters.db.search_repositories import SqlSearchStore
 from entrypoints.container import Container, build_container
 from entrypoints.http.app import create_app
 from entrypoints.migrate import upgrade_to_head
@@ -120,6 +123,9 @@ def container(
     container.reference_index.override(reference_index)
     container.engine.override(engine)
     container.session_factory.override(create_session_factory(connection))
+    # Everything a test writes stays in its rolled-back transaction, so the SQLite store's own
+    # loop-thread connection is tested on its own (tests/integration/test_sqlite_loop_store.py).
+    container.search_store.override(providers.Singleton(SqlSearchStore, sessions=container.session_factory))
     # A cheap argon2 cost keeps the suite fast; the production parameters are tested on their own.
     from adapters.security.passwords import Argon2PasswordHasher
 

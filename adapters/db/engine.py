@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -24,12 +24,14 @@ def create_engine(url: str, **kwargs) -> AsyncEngine:  # noqa: ANN003
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs)
-    _configure_sqlite(engine)
+    configure_sqlite(engine.sync_engine)
     return engine
 
 
-def _configure_sqlite(engine: AsyncEngine) -> None:
-    @event.listens_for(engine.sync_engine, "connect")
+def configure_sqlite(engine: Engine) -> None:
+    """WAL, foreign keys and SQLAlchemy-issued BEGIN on every connection of this engine."""
+
+    @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection, _record) -> None:  # noqa: ANN001
         # Let SQLAlchemy, not the driver, issue BEGIN: needed for SAVEPOINTs to work.
         dbapi_connection.isolation_level = None
@@ -40,7 +42,7 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def on_begin(connection) -> None:  # noqa: ANN001
         connection.exec_driver_sql("BEGIN")
 
@@ -69,7 +71,6 @@ def create_session_factory(bind: AsyncEngine | AsyncConnection) -> async_session
     return async_sessionmaker(bind, expire_on_commit=False)
 
 
-def upsert_insert(session: AsyncSession, table):  # noqa: ANN001, ANN201
-    """An INSERT with ON CONFLICT support, in the session's dialect (SQLite or PostgreSQL)."""
-    dialect = postgresql if session.bind.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
+def upsert_insert(dialect_name: str, table):  # noqa: ANN001, ANN201
+    """An INSERT with ON CONFLICT support in that dialect (SQLite or PostgreSQL)."""
+    return (postgresql if dialect_name == "postgresql" else sqlite).insert(table)

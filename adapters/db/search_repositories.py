@@ -15,7 +15,7 @@ from application.lookup_ports import StoredSearch
 Sessions = async_sessionmaker[AsyncSession]
 
 
-def _insert_search(search: StoredSearch):  # noqa: ANN202
+def insert_search(search: StoredSearch):  # noqa: ANN202
     # A Core insert: no ORM identity map or unit-of-work flush on the lookup's hot path.
     return insert(SearchRow).values(
         id=search.id,
@@ -29,19 +29,40 @@ def _insert_search(search: StoredSearch):  # noqa: ANN202
     )
 
 
+def charge_statement(dialect_name: str, user_id: str, month: str, limit: int | None):  # noqa: ANN201
+    """One statement counts a search, so concurrent requests can never overspend: a month's first
+    search inserts its row at 1, later ones add 1 only while under the limit. No row comes back
+    when the limit is used up."""
+    statement = upsert_insert(dialect_name, MonthlyUsageRow).values(user_id=user_id, month=month, used=1)
+    statement = statement.on_conflict_do_update(
+        index_elements=[MonthlyUsageRow.user_id, MonthlyUsageRow.month],
+        set_={"used": MonthlyUsageRow.used + 1},
+        where=(MonthlyUsageRow.used < limit) if limit is not None else None,
+    )
+    return statement.returning(MonthlyUsageRow.used)
+
+
 async def charge_one(session: AsyncSession, user_id: str, month: str, limit: int | None) -> bool:
-    """One conditional UPDATE counts a search, so concurrent requests can never overspend."""
-    await session.execute(
-        upsert_insert(session, MonthlyUsageRow).values(user_id=user_id, month=month, used=0).on_conflict_do_nothing()
+    charge = charge_statement(session.bind.dialect.name, user_id, month, limit)
+    return (await session.execute(charge)).first() is not None
+
+
+def latest_answer_query(building_key: str, since: datetime):  # noqa: ANN201
+    return (
+        select(SearchRow.result_json)
+        .where(
+            SearchRow.building_key == building_key,
+            SearchRow.created_at >= since,
+            SearchRow.kind == "single",
+            SearchRow.result_json.is_not(None),
+        )
+        .order_by(SearchRow.created_at.desc())
+        .limit(1)
     )
-    charge = (
-        update(MonthlyUsageRow)
-        .where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
-        .values(used=MonthlyUsageRow.used + 1)
-    )
-    if limit is not None:
-        charge = charge.where(MonthlyUsageRow.used < limit)
-    return (await session.execute(charge.returning(MonthlyUsageRow.used))).first() is not None
+
+
+def used_query(user_id: str, month: str):  # noqa: ANN201
+    return select(MonthlyUsageRow.used).where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
 
 
 def _stored(row: SearchRow) -> StoredSearch:
@@ -62,9 +83,12 @@ class SqlSearchStore:
         self._sessions = sessions
         self._write_lock = write_lock_for(sessions.kw["bind"])
 
+    def close(self) -> None:
+        """Nothing of its own to release: the engine is disposed by its owner."""
+
     async def add(self, search: StoredSearch) -> None:
         async with self._write_lock, self._sessions() as session:
-            await session.execute(_insert_search(search))
+            await session.execute(insert_search(search))
             await session.commit()
 
     async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
@@ -72,30 +96,18 @@ class SqlSearchStore:
             if not await charge_one(session, search.user_id, month, limit):
                 await session.rollback()
                 return False
-            await session.execute(_insert_search(search))
+            await session.execute(insert_search(search))
             await session.commit()
         return True
 
     async def used(self, user_id: str, month: str) -> int:
         async with self._sessions() as session:
-            used = await session.scalar(
-                select(MonthlyUsageRow.used).where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
-            )
+            used = await session.scalar(used_query(user_id, month))
         return used or 0
 
     async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
         async with self._sessions() as session:
-            stored = await session.scalar(
-                select(SearchRow.result_json)
-                .where(
-                    SearchRow.building_key == building_key,
-                    SearchRow.created_at >= since,
-                    SearchRow.kind == "single",
-                    SearchRow.result_json.is_not(None),
-                )
-                .order_by(SearchRow.created_at.desc())
-                .limit(1)
-            )
+            stored = await session.scalar(latest_answer_query(building_key, since))
         return json.loads(stored) if stored else None
 
     async def recent(self, user_id: str, limit: int) -> list[StoredSearch]:

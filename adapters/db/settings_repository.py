@@ -49,7 +49,7 @@ class SqlSystemSettingsStore:
             "updated_by": saved_by,
         }
         async with self._sessions() as session:
-            statement = upsert_insert(session, SystemSettingsRow).values(id=SETTINGS_ROW_ID, **values)
+            statement = upsert_insert(session.bind.dialect.name, SystemSettingsRow).values(id=SETTINGS_ROW_ID, **values)
             await session.execute(statement.on_conflict_do_update(index_elements=["id"], set_=values))
             await session.commit()
         self._cached = (self._monotonic(), settings)

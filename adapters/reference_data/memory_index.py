@@ -5,6 +5,7 @@ making five database round trips. Reloaded when the dataset_load table says the 
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -58,6 +59,9 @@ class ReferenceIndex:
                 if self._data is None or tuple(version) != self._version:
                     self._data = await _load(session)
                     self._version = tuple(version)
+                    # Hundreds of thousands of long-lived objects: frozen, the collector's full
+                    # passes no longer walk them (they showed as 100 ms+ pauses at p99).
+                    gc.freeze()
         return self._data
 
 

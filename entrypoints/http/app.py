@@ -42,6 +42,7 @@ def create_app(container: Container) -> Litestar:
     )
 
     async def dispose_engine() -> None:
+        container.search_store().close()
         await container.engine().dispose()
 
     async def close_http_client() -> None:
