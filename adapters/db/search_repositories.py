@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime
 
-from sqlalchemy import and_, insert, or_, select, update
+import msgspec
+from sqlalchemy import and_, bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import MonthlyUsageRow, SearchRow
@@ -15,54 +17,63 @@ from application.lookup_ports import StoredSearch
 Sessions = async_sessionmaker[AsyncSession]
 
 
-def insert_search(search: StoredSearch):  # noqa: ANN202
-    # A Core insert: no ORM identity map or unit-of-work flush on the lookup's hot path.
-    return insert(SearchRow).values(
-        id=search.id,
-        user_id=search.user_id,
-        kind=search.kind,
-        address=search.address[:500],
-        building_key=search.building_key,
-        occupant_count=search.occupant_count,
-        result_json=json.dumps(search.result, separators=(",", ":")) if search.result is not None else None,
-        created_at=search.created_at,
-    )
+# The lookup's hot statements are built once, against the tables rather than the ORM classes,
+# and run with parameters: building them per request cost more than running them.
+INSERT_SEARCH = insert(SearchRow.__table__)
+_USAGE = MonthlyUsageRow.__table__
 
 
-def charge_statement(dialect_name: str, user_id: str, month: str, limit: int | None):  # noqa: ANN201
+def search_row(search: StoredSearch) -> dict:
+    return {
+        "id": search.id,
+        "user_id": search.user_id,
+        "kind": search.kind,
+        "address": search.address[:500],
+        "building_key": search.building_key,
+        "occupant_count": search.occupant_count,
+        # msgspec: the same compact JSON as json.dumps, several times faster for a 20 kB answer.
+        "result_json": msgspec.json.encode(search.result).decode() if search.result is not None else None,
+        "created_at": search.created_at,
+    }
+
+
+@functools.cache
+def charge_statement(dialect_name: str, limited: bool):  # noqa: ANN201
     """One statement counts a search, so concurrent requests can never overspend: a month's first
     search inserts its row at 1, later ones add 1 only while under the limit. No row comes back
-    when the limit is used up."""
-    statement = upsert_insert(dialect_name, MonthlyUsageRow).values(user_id=user_id, month=month, used=1)
+    when the limit is used up. Parameters: user_id, month and (when limited) limit."""
+    statement = upsert_insert(dialect_name, _USAGE).values(user_id=bindparam("user_id"), month=bindparam("month"), used=1)
     statement = statement.on_conflict_do_update(
-        index_elements=[MonthlyUsageRow.user_id, MonthlyUsageRow.month],
-        set_={"used": MonthlyUsageRow.used + 1},
-        where=(MonthlyUsageRow.used < limit) if limit is not None else None,
+        index_elements=[_USAGE.c.user_id, _USAGE.c.month],
+        set_={"used": _USAGE.c.used + 1},
+        where=(_USAGE.c.used < bindparam("limit")) if limited else None,
     )
-    return statement.returning(MonthlyUsageRow.used)
+    return statement.returning(_USAGE.c.used)
+
+
+def charge_parameters(user_id: str, month: str, limit: int | None) -> dict:
+    return {"user_id": user_id, "month": month, **({"limit": limit} if limit is not None else {})}
 
 
 async def charge_one(session: AsyncSession, user_id: str, month: str, limit: int | None) -> bool:
-    charge = charge_statement(session.bind.dialect.name, user_id, month, limit)
-    return (await session.execute(charge)).first() is not None
+    charge = charge_statement(session.bind.dialect.name, limit is not None)
+    return (await session.execute(charge, charge_parameters(user_id, month, limit))).first() is not None
 
 
-def latest_answer_query(building_key: str, since: datetime):  # noqa: ANN201
-    return (
-        select(SearchRow.result_json)
-        .where(
-            SearchRow.building_key == building_key,
-            SearchRow.created_at >= since,
-            SearchRow.kind == "single",
-            SearchRow.result_json.is_not(None),
-        )
-        .order_by(SearchRow.created_at.desc())
-        .limit(1)
+# Parameters: building_key, since.
+LATEST_ANSWER = (
+    select(SearchRow.result_json)
+    .where(
+        SearchRow.building_key == bindparam("building_key"),
+        SearchRow.created_at >= bindparam("since", type_=SearchRow.created_at.type),
+        SearchRow.kind == "single",
+        SearchRow.result_json.is_not(None),
     )
-
-
-def used_query(user_id: str, month: str):  # noqa: ANN201
-    return select(MonthlyUsageRow.used).where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month)
+    .order_by(SearchRow.created_at.desc())
+    .limit(1)
+)
+# Parameters: user_id, month.
+USED = select(_USAGE.c.used).where(_USAGE.c.user_id == bindparam("user_id"), _USAGE.c.month == bindparam("month"))
 
 
 def _stored(row: SearchRow) -> StoredSearch:
@@ -88,7 +99,7 @@ class SqlSearchStore:
 
     async def add(self, search: StoredSearch) -> None:
         async with self._write_lock, self._sessions() as session:
-            await session.execute(insert_search(search))
+            await session.execute(INSERT_SEARCH, search_row(search))
             await session.commit()
 
     async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
@@ -96,18 +107,18 @@ class SqlSearchStore:
             if not await charge_one(session, search.user_id, month, limit):
                 await session.rollback()
                 return False
-            await session.execute(insert_search(search))
+            await session.execute(INSERT_SEARCH, search_row(search))
             await session.commit()
         return True
 
     async def used(self, user_id: str, month: str) -> int:
         async with self._sessions() as session:
-            used = await session.scalar(used_query(user_id, month))
+            used = await session.scalar(USED, {"user_id": user_id, "month": month})
         return used or 0
 
     async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
         async with self._sessions() as session:
-            stored = await session.scalar(latest_answer_query(building_key, since))
+            stored = await session.scalar(LATEST_ANSWER, {"building_key": building_key, "since": since})
         return json.loads(stored) if stored else None
 
     async def recent(self, user_id: str, limit: int) -> list[StoredSearch]:

@@ -18,10 +18,12 @@ from adapters.db.engine import SQLITE_BUSY_TIMEOUT_MS, configure_sqlite
 from adapters.db.search_repositories import (
     Sessions,
     SqlSearchStore,
+    INSERT_SEARCH,
+    LATEST_ANSWER,
+    USED,
+    charge_parameters,
     charge_statement,
-    insert_search,
-    latest_answer_query,
-    used_query,
+    search_row,
 )
 from application.lookup_ports import StoredSearch
 
@@ -35,19 +37,20 @@ class SqliteLoopSearchStore(SqlSearchStore):
 
     async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
         with self._sync.connect() as connection, connection.begin() as transaction:
-            if connection.execute(charge_statement("sqlite", search.user_id, month, limit)).first() is None:
+            charge = charge_statement("sqlite", limit is not None)
+            if connection.execute(charge, charge_parameters(search.user_id, month, limit)).first() is None:
                 transaction.rollback()
                 return False
-            connection.execute(insert_search(search))
+            connection.execute(INSERT_SEARCH, search_row(search))
         return True
 
     async def used(self, user_id: str, month: str) -> int:
         with self._sync.connect() as connection:
-            return connection.scalar(used_query(user_id, month)) or 0
+            return connection.scalar(USED, {"user_id": user_id, "month": month}) or 0
 
     async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
         with self._sync.connect() as connection:
-            stored = connection.scalar(latest_answer_query(building_key, since))
+            stored = connection.scalar(LATEST_ANSWER, {"building_key": building_key, "since": since})
         return json.loads(stored) if stored else None
 
     def close(self) -> None:
