@@ -5,7 +5,6 @@ import { Layout } from '../features/layout/Layout';
 
 // Every page is its own chunk; the shell (layout, store, session) is the initial JS.
 const HomePage = lazy(() => import('../pages/HomePage'));
-const PlaceholderPage = lazy(() => import('../pages/PlaceholderPage'));
 const AuthScreen = lazy(() => import('../features/auth/AuthScreen'));
 const ForgotPasswordPage = lazy(() => import('../features/auth/ForgotPasswordPage'));
 const ResetPasswordPage = lazy(() => import('../features/auth/ResetPasswordPage'));
@@ -15,12 +14,21 @@ const DashboardPage = lazy(() => import('../features/dashboard/DashboardPage'));
 const NotFound = lazy(() => import('../features/layout/NotFound'));
 const SearchResultPage = lazy(() => import('../features/searchResult/SearchResultPage'));
 const ExportDetailPage = lazy(() => import('../features/exports/ExportDetailPage'));
-
-const PRODUCT_TITLES: Record<string, string> = {
-  commercial: 'Commercial Property & Casualty',
-  personal: 'Personal Property & Casualty',
-  health: 'Life & Health',
-};
+const AboutPage = lazy(() => import('../features/site/AboutPage'));
+const ContactPage = lazy(() => import('../features/site/ContactPage'));
+const PrivacyPage = lazy(() => import('../features/site/PrivacyPage'));
+const TermsPage = lazy(() => import('../features/site/TermsPage'));
+const DocsHubPage = lazy(() => import('../features/site/DocsHubPage'));
+const GettingStartedPage = lazy(() => import('../features/site/GettingStartedPage'));
+const FeaturesPage = lazy(() => import('../features/site/FeaturesPage'));
+const ApiDocsPage = lazy(() => import('../features/site/ApiDocsPage'));
+const UiDocumentationPage = lazy(() => import('../features/site/UiDocumentationPage'));
+const ProductsPage = lazy(() => import('../features/site/ProductsPage'));
+const LroPage = lazy(() => import('../features/site/LroPage'));
+const ProductDetailPage = lazy(() => import('../features/site/ProductDetailPage'));
+const UsersPage = lazy(() => import('../features/admin/UsersPage'));
+const StatisticsPage = lazy(() => import('../features/admin/StatisticsPage'));
+const SystemSettingsPage = lazy(() => import('../features/admin/SystemSettingsPage'));
 
 export function AppRoutes() {
   return (
@@ -80,7 +88,7 @@ export function AppRoutes() {
           path="admin/users"
           element={
             <RequireAdmin>
-              <PlaceholderPage title="User Management" description="Search users, review usage and change roles." />
+              <UsersPage />
             </RequireAdmin>
           }
         />
@@ -88,7 +96,7 @@ export function AppRoutes() {
           path="admin/statistics"
           element={
             <RequireAdmin>
-              <PlaceholderPage title="System Statistics" description="Users and searches across the system." />
+              <StatisticsPage />
             </RequireAdmin>
           }
         />
@@ -96,7 +104,7 @@ export function AppRoutes() {
           path="admin/settings"
           element={
             <RequireAdmin>
-              <PlaceholderPage title="System Settings" description="Search limits, rate limiting and caching." />
+              <SystemSettingsPage />
             </RequireAdmin>
           }
         />
@@ -109,32 +117,19 @@ export function AppRoutes() {
           }
         />
 
-        <Route path="about" element={<PlaceholderPage title="About PerilScope" />} />
-        <Route path="contact" element={<PlaceholderPage title="Contact Us" description="Send us a message and we will get back to you." />} />
-        <Route path="privacy" element={<PlaceholderPage title="Privacy Policy" description="Last updated 04/04/2025" />} />
-        <Route path="terms" element={<PlaceholderPage title="Terms and Conditions" />} />
-        <Route path="docs" element={<PlaceholderPage title="Documentation" description="Guides and references for PerilScope." />} />
-        <Route path="docs/getting-started" element={<PlaceholderPage title="Getting Started" back={{ to: '/docs', label: 'All docs' }} />} />
-        <Route path="docs/features" element={<PlaceholderPage title="Geo peril Dictionary" back={{ to: '/docs', label: 'All docs' }} />} />
-        <Route path="docs/api" element={<PlaceholderPage title="API Reference" back={{ to: '/docs', label: 'All docs' }} />} />
-        <Route path="docs/ui-documentation" element={<PlaceholderPage title="UI Documentation" back={{ to: '/docs', label: 'All docs' }} />} />
-        <Route path="docs/api-documentation" element={<PlaceholderPage title="API Documentation" back={{ to: '/docs', label: 'All docs' }} />} />
-        <Route path="products" element={<PlaceholderPage title="Our Products" />} />
-        <Route
-          path="products/commercial/lro"
-          element={
-            <PlaceholderPage title="Lessors Risk Only" description="Location Analysis" back={{ to: '/products', label: 'Back to Products' }} />
-          }
-        />
-        <Route
-          path="products/:id"
-          element={
-            <PlaceholderPage
-              title={(params) => PRODUCT_TITLES[params.id ?? ''] ?? 'Product Not Found'}
-              back={{ to: '/products', label: 'Back to Products' }}
-            />
-          }
-        />
+        <Route path="about" element={<AboutPage />} />
+        <Route path="contact" element={<ContactPage />} />
+        <Route path="privacy" element={<PrivacyPage />} />
+        <Route path="terms" element={<TermsPage />} />
+        <Route path="docs" element={<DocsHubPage />} />
+        <Route path="docs/getting-started" element={<GettingStartedPage />} />
+        <Route path="docs/features" element={<FeaturesPage />} />
+        <Route path="docs/api" element={<ApiDocsPage mode="overview" />} />
+        <Route path="docs/api-documentation" element={<ApiDocsPage mode="reference" />} />
+        <Route path="docs/ui-documentation" element={<UiDocumentationPage />} />
+        <Route path="products" element={<ProductsPage />} />
+        <Route path="products/commercial/lro" element={<LroPage />} />
+        <Route path="products/:id" element={<ProductDetailPage />} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

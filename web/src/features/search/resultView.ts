@@ -14,8 +14,13 @@ export const HAZARDS: { code: string; name: string }[] = [
 export const CLOSED = 'CLOSED_PERMANENTLY';
 export const ADDRESS_UNKNOWN = 'Address Unknown';
 export const NO_RESULTS = 'No results found for this address';
-export const LIMIT_MESSAGE =
-  'You have reached your monthly search limit (10 searches/month). Please contact an administrator to upgrade your account.';
+/** SPEC §8's monthly limit message, with the limit the server reports (10 unless an admin changed it). */
+export function limitMessage(serverText = ''): string {
+  const limit = /\((\d+) searches\/month\)/.exec(serverText)?.[1] ?? '10';
+  return `You have reached your monthly search limit (${limit} searches/month). Please contact an administrator to upgrade your account.`;
+}
+
+export const LIMIT_MESSAGE = limitMessage();
 
 export interface AddressText {
   address: string;
@@ -200,7 +205,7 @@ export function searchErrorMessage(error: unknown): { text: string; limitReached
   if (status === 'TIMEOUT_ERROR') {
     return { text: 'Search request timed out. The server may be busy processing your request. Please try again in a few minutes.', limitReached: false };
   }
-  if (text?.toLowerCase().includes('search limit reached')) return { text: LIMIT_MESSAGE, limitReached: true };
+  if (text?.toLowerCase().includes('search limit reached')) return { text: limitMessage(text), limitReached: true };
   if (status === 504) return { text: 'Server gateway timeout. The search is taking longer than expected...', limitReached: false };
   if (status === 503) return { text: 'Service temporarily unavailable. Please try again in a few minutes.', limitReached: false };
   if (typeof status === 'number' && status >= 500) {
@@ -221,7 +226,7 @@ export function batchErrorMessage(error: unknown): { text: string; limitReached:
   const failure = error as FetchBaseQueryError | undefined;
   const status = httpStatus(failure);
   const text = failure ? serverText(failure) : undefined;
-  if (text?.toLowerCase().includes('search limit reached')) return { text: LIMIT_MESSAGE, limitReached: true };
+  if (text?.toLowerCase().includes('search limit reached')) return { text: limitMessage(text), limitReached: true };
   if (status === 504) {
     return {
       text: 'Server gateway timeout during batch processing. This may happen with large files. Please try again or contact support if this persists.',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { batchSearch, failedSearch, occupant, recentSearch } from '../../test/searchFixtures';
 import { actionLabel } from './LookupPanel';
-import { LIMIT_MESSAGE, navigationState, parseAddressText, readNavState, searchErrorMessage, splitRecent, toCard } from './resultView';
+import { LIMIT_MESSAGE, limitMessage, navigationState, parseAddressText, readNavState, searchErrorMessage, splitRecent, toCard } from './resultView';
 
 describe('lookup rules', () => {
   it('labels the one action button as SPEC §2 says', () => {
@@ -21,6 +21,10 @@ describe('lookup rules', () => {
     expect(searchErrorMessage({ status: 500, data: {} }).text).toMatch(/^Server error occurred/);
     expect(searchErrorMessage({ status: 429, data: { error: 'Monthly search limit reached: search limit reached (10 searches/month)' } }))
       .toEqual({ text: LIMIT_MESSAGE, limitReached: true });
+    // An administrator lowered the limit to 3: the message says so.
+    expect(searchErrorMessage({ status: 429, data: { error: 'Monthly search limit reached: search limit reached (3 searches/month)' } }).text)
+      .toBe('You have reached your monthly search limit (3 searches/month). Please contact an administrator to upgrade your account.');
+    expect(limitMessage('search limit reached')).toBe(LIMIT_MESSAGE);
     expect(searchErrorMessage({ status: 400, data: { error: 'Could not find a ZIP code' } }).text).toBe('Search error: Could not find a ZIP code');
   });
 

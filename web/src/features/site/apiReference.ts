@@ -1,0 +1,74 @@
+/** The real API of this server (entrypoints/http/routes); /schema has the full OpenAPI document. */
+export interface Endpoint {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  path: string;
+  access: 'Public' | 'Signed in' | 'Admin';
+  summary: string;
+  answer: string;
+}
+
+export interface EndpointGroup {
+  title: string;
+  endpoints: Endpoint[];
+}
+
+export const API_GROUPS: EndpointGroup[] = [
+  {
+    title: 'Accounts',
+    endpoints: [
+      { method: 'POST', path: '/api/auth/signup', access: 'Public', summary: 'Create an account: {email, password, display_name?}.', answer: '201 {status, user}' },
+      { method: 'POST', path: '/api/auth/login', access: 'Public', summary: 'Sign in: {email, password, remember_me}. Sets an HttpOnly refresh cookie.', answer: '{access_token, expires_in, user}' },
+      { method: 'POST', path: '/api/auth/refresh', access: 'Public', summary: 'A new access token from the refresh cookie (rotated on every use).', answer: '{access_token, expires_in, user}' },
+      { method: 'POST', path: '/api/auth/logout', access: 'Public', summary: 'End the session and clear the cookie.', answer: '{status}' },
+      { method: 'GET', path: '/api/auth/me', access: 'Signed in', summary: 'Your account.', answer: '{status, user}' },
+      { method: 'GET', path: '/api/auth/get-search-stats', access: 'Signed in', summary: 'Your searches this month against your limit.', answer: '{status, stats: {current_month_searches, search_limit, remaining_searches, total_searches, last_search_date}}' },
+    ],
+  },
+  {
+    title: 'Property lookup',
+    endpoints: [
+      { method: 'GET', path: '/api/nearby-search?address=', access: 'Signed in', summary: 'Look up one US address (street, city, state, ZIP). Counts one search.', answer: '{status, search_id, data: occupants[], result: {address, building, perils, Total_Score, Top3_Scores_Combined, receipt, ...}}' },
+      { method: 'GET', path: '/api/recent-searches', access: 'Signed in', summary: 'Your recent searches, newest first.', answer: '{status, searches: [{search_id, address, timestamp, total_results, filtered_results, result_data}]}' },
+      { method: 'GET', path: '/api/search-results/{id}', access: 'Signed in', summary: 'One of your stored searches.', answer: '{status, search, previous_id, next_id}' },
+      { method: 'GET', path: '/api/search-results/{id}/export', access: 'Signed in', summary: 'One stored search as CSV.', answer: 'text/csv attachment' },
+    ],
+  },
+  {
+    title: 'Batch processing and exports',
+    endpoints: [
+      { method: 'POST', path: '/api/upload-csv', access: 'Signed in', summary: 'Upload a CSV (multipart field file; columns Street Address, City, State, Zip, Country; at most 20 MB and 100,000 rows).', answer: '{status, file_id, file_path, rows}' },
+      { method: 'POST', path: '/api/batch-jobs', access: 'Signed in', summary: 'Start a job for an uploaded file: {file_id}. Counts one search.', answer: '202 {status, job}' },
+      { method: 'GET', path: '/api/batch-jobs/{id}', access: 'Signed in', summary: 'Job progress.', answer: '{status, job: {status, stage, done, total, eta_seconds, export_filename, error}}' },
+      { method: 'GET', path: '/api/list-exported-files', access: 'Signed in', summary: 'Your exports, newest first.', answer: '{status, files: [{id, name, path, exported_at}]}' },
+      { method: 'GET', path: '/api/view-export/{filename}', access: 'Signed in', summary: 'An export as CSV text.', answer: 'text/csv' },
+      { method: 'GET', path: '/api/download/{filename}', access: 'Signed in', summary: 'An export as a file download.', answer: 'text/csv attachment' },
+    ],
+  },
+  {
+    title: 'Administration',
+    endpoints: [
+      { method: 'GET', path: '/api/admin/list-users', access: 'Admin', summary: 'Every account, newest first.', answer: '{status, users: [{uid, name, email, role, picture, created_at}]}' },
+      { method: 'GET', path: '/api/admin/user-info/{uid}', access: 'Admin', summary: 'One account with its search statistics.', answer: '{status, user: {..., search_stats}}' },
+      { method: 'POST', path: '/api/admin/update-user-role', access: 'Admin', summary: 'Change a role: {uid, role: "user" | "admin"}. The only administrator cannot demote themselves.', answer: '{status, user}' },
+      { method: 'GET', path: '/api/admin/search-stats', access: 'Admin', summary: 'Users and searches across the system.', answer: '{status, stats: {total_users, admin_users, regular_users, total_searches, month_searches, day_searches, near_limit_users}}' },
+      { method: 'GET', path: '/api/admin/settings', access: 'Admin', summary: 'The saved system settings.', answer: '{status, settings: {monthly_search_limit, rate_limiting, search_caching}}' },
+      { method: 'PUT', path: '/api/admin/settings', access: 'Admin', summary: 'Save the settings; the monthly limit must be 1 to 100.', answer: '{status, settings}' },
+    ],
+  },
+  {
+    title: 'Contact',
+    endpoints: [
+      { method: 'POST', path: '/api/send-email', access: 'Public', summary: 'Send a message to our team: {subject, body, reply_to}. Rate limited; at most 5,000 characters.', answer: '{status, message}' },
+    ],
+  },
+];
+
+export const ERRORS: [string, string][] = [
+  ['400', 'The request is invalid; the error says what to fix (for example a missing ZIP code).'],
+  ['401', 'Not signed in, or the access token has expired: refresh it and retry once.'],
+  ['403', 'Signed in, but not allowed (admin routes for regular users).'],
+  ['404', 'Not found, or not yours: other users\u2019 searches and exports are never visible.'],
+  ['413', 'The upload is larger than 20 MB.'],
+  ['429', 'The monthly search limit is reached ("search limit reached") or too many requests in a minute.'],
+  ['503', 'A data provider is unavailable; try again in a few minutes.'],
+];
