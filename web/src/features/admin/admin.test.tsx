@@ -1,0 +1,158 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import { ADMIN } from '../../test/db';
+import { renderApp, signedInState } from '../../test/render';
+import { server } from '../../test/server';
+import type { AdminUser } from './adminApi';
+import { parseLimit } from './SystemSettingsPage';
+import { average, percent, statisticsView } from './statistics';
+
+const USERS: AdminUser[] = [
+  { uid: 'u1', name: 'Zoe Park', email: 'zoe@example.com', role: 'user', picture: null, created_at: '2026-03-02T10:00:00Z' },
+  { uid: 'u2', name: null, email: 'amir@example.com', role: 'admin', picture: null, created_at: null },
+  { uid: 'u3', name: 'Bea Cole', email: 'bea@example.com', role: 'user', picture: null, created_at: '2026-01-15T10:00:00Z' },
+];
+
+function adminServer(users = USERS) {
+  const state = users.map((user) => ({ ...user }));
+  server.use(
+    http.get('/api/admin/list-users', () => HttpResponse.json({ status: 'success', users: state })),
+    http.get('/api/admin/user-info/:uid', ({ params }) => {
+      const user = state.find((u) => u.uid === params.uid)!;
+      return HttpResponse.json({
+        status: 'success',
+        user: { ...user, search_stats: { current_month_searches: 3, search_limit: user.role === 'admin' ? null : 10, remaining_searches: 7, total_searches: 12, last_search_date: null } },
+      });
+    }),
+    http.post('/api/admin/update-user-role', async ({ request }) => {
+      const body = (await request.json()) as { uid: string; role: 'user' | 'admin' };
+      if (body.uid === 'u2') return HttpResponse.json({ status: 'error', error: 'You are the only administrator.' }, { status: 409 });
+      const user = state.find((u) => u.uid === body.uid)!;
+      user.role = body.role;
+      return HttpResponse.json({ status: 'success', user });
+    }),
+  );
+}
+
+const rowNames = () => screen.getAllByRole('row').slice(1).map((row) => within(row).getAllByRole('cell')[1]!.textContent);
+
+describe('statistics arithmetic (SPEC §9)', () => {
+  it('rounds percentages and treats a zero denominator as 0', () => {
+    expect(percent(1, 3)).toBe(33);
+    expect(percent(2, 3)).toBe(67);
+    expect(percent(5, 0)).toBe(0);
+    expect(average(7, 0)).toBe(0);
+    const view = statisticsView({ total_users: 4, admin_users: 1, regular_users: 3, total_searches: 40, month_searches: 15, day_searches: 3, near_limit_users: 1 });
+    expect(view).toEqual({ adminShare: 25, regularShare: 75, searchesPerUser: 10, monthShareOfTotal: 38, todayShareOfMonth: 20, nearLimitShare: 33, dailyAverage: 0.5 });
+  });
+
+  it('accepts a limit of 1 to 100, whole numbers only', () => {
+    expect(parseLimit('3')).toBe(3);
+    for (const bad of ['0', '101', '2.5', '', 'ten']) expect(typeof parseLimit(bad)).toBe('string');
+  });
+});
+
+describe('/admin/users', () => {
+  it('filters, sorts and opens a user with the SPEC texts', async () => {
+    adminServer();
+    const { user } = renderApp({ route: '/admin/users', preloadedState: signedInState(ADMIN) });
+    await screen.findByText('zoe@example.com');
+    expect(rowNames()).toEqual(['zoe@example.com', 'bea@example.com', 'amir@example.com']); // newest first (unknown date last)
+    await user.click(screen.getByRole('button', { name: /Email/ }));
+    expect(rowNames()).toEqual(['amir@example.com', 'bea@example.com', 'zoe@example.com']);
+    await user.click(screen.getByRole('button', { name: /Email/ }));
+    expect(rowNames()).toEqual(['zoe@example.com', 'bea@example.com', 'amir@example.com']);
+
+    await user.type(screen.getByPlaceholderText('Search users...'), 'BEA');
+    expect(rowNames()).toEqual(['bea@example.com']);
+    await user.clear(screen.getByPlaceholderText('Search users...'));
+    await user.type(screen.getByPlaceholderText('Search users...'), 'nobody');
+    expect(screen.getByText('No users match your search.')).toBeInTheDocument();
+    await user.clear(screen.getByPlaceholderText('Search users...'));
+
+    await user.click(screen.getByRole('row', { name: /amir@example.com/ }));
+    const details = await screen.findByRole('region', { name: 'User details' });
+    expect(await within(details).findByText('3 / No limit')).toBeInTheDocument();
+    expect(within(details).getByRole('heading', { name: 'Name not set' })).toBeInTheDocument();
+    expect(within(details).getAllByText('Unknown')).toHaveLength(2); // registration date, last search
+    expect(within(details).getByRole('button', { name: 'Set as Admin' })).toBeDisabled();
+    expect(within(details).getByRole('button', { name: 'Set as User' })).toBeEnabled();
+  });
+
+  it("changes a role, shows 'Role updated successfully' for 3 seconds, and shows the server's refusal", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      adminServer();
+      const { user } = renderApp({ route: '/admin/users', preloadedState: signedInState(ADMIN) });
+      await user.click(await screen.findByRole('row', { name: /zoe@example.com/ }));
+      const details = await screen.findByRole('region', { name: 'User details' });
+      await user.click(await within(details).findByRole('button', { name: 'Set as Admin' }));
+      expect(await within(details).findByText('Role updated successfully')).toBeInTheDocument();
+      await waitFor(() => expect(within(screen.getByRole('row', { name: /zoe@example.com/ })).getByText('Admin')).toBeInTheDocument());
+      await act(async () => { vi.advanceTimersByTime(3100); });
+      expect(within(details).queryByText('Role updated successfully')).not.toBeInTheDocument();
+
+      await user.click(screen.getByRole('row', { name: /amir@example.com/ }));
+      const amir = await screen.findByRole('region', { name: 'User details' });
+      await user.click(await within(amir).findByRole('button', { name: 'Set as User' }));
+      expect(await within(amir).findByText('You are the only administrator.')).toBeInTheDocument();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("goes to '/' when the server refuses the list (SPEC §6)", async () => {
+    server.use(http.get('/api/admin/list-users', () => HttpResponse.json({ status: 'error', error: 'Administrator rights are required' }, { status: 403 })));
+    renderApp({ route: '/admin/users', preloadedState: signedInState(ADMIN) });
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/));
+  });
+});
+
+describe('/admin/statistics and /admin/settings', () => {
+  it('shows the cards, the near-limit warning, and refreshes', async () => {
+    let calls = 0;
+    server.use(http.get('/api/admin/search-stats', () => {
+      calls += 1;
+      return HttpResponse.json({ status: 'success', stats: { total_users: 4, admin_users: 1, regular_users: 3, total_searches: 40, month_searches: 15, day_searches: 3, near_limit_users: calls } });
+    }));
+    const { user } = renderApp({ route: '/admin/statistics', preloadedState: signedInState(ADMIN) });
+    expect(await screen.findByText('1 user is near their monthly search limit.')).toBeInTheDocument();
+    expect(within(screen.getByRole('article', { name: 'Total Users' })).getByText('1 (25%)')).toBeInTheDocument();
+    expect(screen.getByText('38% of all searches')).toBeInTheDocument();
+    expect(screen.getByText('20% of this month')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Refresh Data' }));
+    expect(await screen.findByText('2 users are near their monthly search limit.')).toBeInTheDocument();
+  });
+
+  it("shows 'Failed to fetch statistics' when the answer is not a success", async () => {
+    server.use(http.get('/api/admin/search-stats', () => HttpResponse.json({ status: 'pending' })));
+    renderApp({ route: '/admin/statistics', preloadedState: signedInState(ADMIN) });
+    expect(await screen.findByText('Failed to fetch statistics')).toBeInTheDocument();
+  });
+
+  it('loads, validates and saves the settings for real', async () => {
+    let saved: unknown = null;
+    server.use(
+      http.get('/api/admin/settings', () => HttpResponse.json({ status: 'success', settings: { monthly_search_limit: 10, rate_limiting: true, search_caching: true } })),
+      http.put('/api/admin/settings', async ({ request }) => {
+        saved = await request.json();
+        return HttpResponse.json({ status: 'success', settings: saved });
+      }),
+    );
+    const { user } = renderApp({ route: '/admin/settings', preloadedState: signedInState(ADMIN) });
+    const limit = await screen.findByLabelText('Regular User Monthly Search Limit');
+    await waitFor(() => expect(limit).toHaveValue(10));
+    await user.clear(limit);
+    await user.type(limit, '101');
+    await user.click(screen.getByRole('button', { name: 'Save Settings' }));
+    expect(screen.getByText('Enter a whole number from 1 to 100.')).toBeInTheDocument();
+    expect(saved).toBeNull();
+    await user.clear(limit);
+    await user.type(limit, '3');
+    await user.click(screen.getByLabelText('Enable Search Caching'));
+    await user.click(screen.getByRole('button', { name: 'Save Settings' }));
+    expect(await screen.findByText('Settings saved')).toBeInTheDocument();
+    expect(saved).toEqual({ monthly_search_limit: 3, rate_limiting: true, search_caching: false });
+  });
+});
