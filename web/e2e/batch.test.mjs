@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
-import { launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
 
 const SAMPLE = [
   'Street Address,City,State,Zip,Country',
@@ -43,6 +43,7 @@ test('upload a CSV, follow the job to the end, open and download the export', as
   await seattle.getByText('Occupants at this Address (24)').waitFor();
   await seattle.getByRole('cell', { name: '518210' }).first().waitFor();
   await screenshot(page, 'export-detail');
+  assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations on the export viewer');
   const exportUrl = page.url();
 
   // A group card opens the search result page with the group's navigation state...

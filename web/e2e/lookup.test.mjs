@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
 const MIAMI = '100 Biscayne Blvd, Miami, FL 33130';
@@ -34,6 +34,7 @@ test('look up Seattle, read occupants and the chart, open the result, export, st
   await occupants.getByText('518210').first().waitFor(); // 98POINT6 INC's NAICS code
   await page.getByTestId('peril-chart').first().locator('svg').first().waitFor();
   await screenshot(page, 'dashboard-lookup');
+  assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations on the dashboard');
 
   await page.getByRole('link', { name: /701 5th Ave/ }).first().click();
   await page.waitForURL('**/search-result/**');
@@ -42,6 +43,7 @@ test('look up Seattle, read occupants and the chart, open the result, export, st
   await page.getByText('1985').first().waitFor();
   await page.getByText('King, WA (53033)').waitFor();
   await screenshot(page, 'search-result');
+  assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations on the search result');
 
   const downloadPromise = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export' }).click();

@@ -12,7 +12,8 @@ interface Props {
 export function OccupantsTable({ occupants, caption, showStatus = false }: Props) {
   if (occupants.length === 0) return <p className="muted">No occupants on record at this address.</p>;
   return (
-    <div className="table-scroll occupant-scroll">
+    // Focusable, so keyboard users can scroll a long list (WCAG 2.1.1; axe scrollable-region-focusable).
+    <div className="table-scroll occupant-scroll" tabIndex={0} role="region" aria-label="Occupants, scrollable">
       <table className="table" aria-label="Occupants">
         {caption && <caption className="visually-hidden">{caption}</caption>}
         <thead>
