@@ -184,4 +184,15 @@ export const handlers = [
   // The dashboard's lists start empty; tests that need searches or exports override these.
   http.get('/api/recent-searches', () => HttpResponse.json({ status: 'success', searches: [] })),
   http.get('/api/list-exported-files', () => HttpResponse.json({ status: 'success', files: [] })),
+  // The admin pages' defaults: the saved settings and an empty system.
+  http.get('/api/admin/settings', () =>
+    HttpResponse.json({ status: 'success', settings: { monthly_search_limit: 10, rate_limiting: true, search_caching: true } }),
+  ),
+  http.get('/api/admin/list-users', () => HttpResponse.json({ status: 'success', users: [] })),
+  http.get('/api/admin/search-stats', () =>
+    HttpResponse.json({
+      status: 'success',
+      stats: { total_users: 0, admin_users: 0, regular_users: 0, total_searches: 0, month_searches: 0, day_searches: 0, near_limit_users: 0 },
+    }),
+  ),
 ];

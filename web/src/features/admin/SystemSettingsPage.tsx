@@ -8,6 +8,12 @@ import { useSaveSystemSettingsMutation, useSystemSettingsQuery, type SystemSetti
 import { useLeaveOnRefusal } from './useAdminGate';
 import './admin.css';
 
+type Switch = 'rate_limiting' | 'search_caching';
+const SWITCHES: [Switch, string][] = [
+  ['rate_limiting', 'Enable API Rate Limiting'],
+  ['search_caching', 'Enable Search Caching'],
+];
+
 export const MIN_LIMIT = 1;
 export const MAX_LIMIT = 100;
 
@@ -27,7 +33,7 @@ export default function SystemSettingsPage() {
   useLeaveOnRefusal(error);
   const [save, { isLoading: saving }] = useSaveSystemSettingsMutation();
   const [limitText, setLimitText] = useState('10');
-  const [flags, setFlags] = useState<Pick<SystemSettings, 'rate_limiting' | 'search_caching'>>({ rate_limiting: true, search_caching: true });
+  const [flags, setFlags] = useState<Pick<SystemSettings, Switch>>({ rate_limiting: true, search_caching: true });
   const [limitError, setLimitError] = useState<string | null>(null);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [saved, flashSaved] = useFlash();
@@ -85,24 +91,17 @@ export default function SystemSettingsPage() {
             />
             {limitError && <p id="monthly-limit-error" className="field-error">{limitError}</p>}
           </div>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={flags.rate_limiting}
-              onChange={(event) => setFlags({ ...flags, rate_limiting: event.target.checked })}
-              disabled={saving}
-            />
-            Enable API Rate Limiting
-          </label>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={flags.search_caching}
-              onChange={(event) => setFlags({ ...flags, search_caching: event.target.checked })}
-              disabled={saving}
-            />
-            Enable Search Caching
-          </label>
+          {SWITCHES.map(([key, label]) => (
+            <label key={key} className="checkbox">
+              <input
+                type="checkbox"
+                checked={flags[key]}
+                onChange={(event) => setFlags({ ...flags, [key]: event.target.checked })}
+                disabled={saving}
+              />
+              {label}
+            </label>
+          ))}
           <Banner kind="warning">
             Changes apply to every user from their next request. Rate limiting caps each user&apos;s lookups and uploads per
             minute. Search caching answers a repeat lookup of the same building within 24 hours from the stored result,
