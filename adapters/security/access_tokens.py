@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from joserfc import jwt
 from joserfc.errors import JoseError
@@ -16,10 +17,19 @@ ISSUER = "perilscope"
 AUDIENCE = "perilscope-api"
 
 
+VERIFIED_CACHE_SIZE = 4096
+
+
 class JwtAccessTokens:
-    def __init__(self, secret: str, lifetime_seconds: int = 900) -> None:
+    def __init__(
+        self, secret: str, lifetime_seconds: int = 900, now: Callable[[], float] = time.time
+    ) -> None:
         self._key = OctKey.import_key(secret.encode())
         self._lifetime = lifetime_seconds
+        self._now = now
+        # Every request of a session carries the same token: its signature is checked once, and
+        # later uses only check the expiry (access tokens cannot be revoked, so nothing is lost).
+        self._verified: dict[str, tuple[AccessClaims, int]] = {}
         self._claims = JWTClaimsRegistry(
             iss={"essential": True, "value": ISSUER},
             aud={"essential": True, "value": AUDIENCE},
@@ -44,9 +54,23 @@ class JwtAccessTokens:
         return jwt.encode({"alg": "HS256"}, claims, self._key)
 
     def verify(self, token: str) -> AccessClaims | None:
+        cached = self._verified.get(token)
+        if cached is not None:
+            claims, expires_at = cached
+            if self._now() < expires_at:
+                return claims
+            del self._verified[token]
+            return None
         try:
             decoded = jwt.decode(token, self._key, algorithms=["HS256"])
             self._claims.validate(decoded.claims)
-            return AccessClaims(user_id=decoded.claims["sub"], role=Role(decoded.claims.get("role", "user")))
-        except (JoseError, ValueError, KeyError):
+            expires_at = int(decoded.claims["exp"])
+            claims = AccessClaims(user_id=decoded.claims["sub"], role=Role(decoded.claims.get("role", "user")))
+        except (JoseError, ValueError, KeyError, TypeError):
             return None
+        if self._now() >= expires_at:
+            return None
+        if len(self._verified) >= VERIFIED_CACHE_SIZE:
+            del self._verified[next(iter(self._verified))]  # the oldest
+        self._verified[token] = (claims, expires_at)
+        return claims
