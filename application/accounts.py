@@ -12,20 +12,38 @@ from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticat
 from application.ports import (
     AccessClaims,
     AccessTokenIssuer,
-    AttemptLimiter,
+    AttemptThrottle,
     Clock,
     OutgoingMail,
     PasswordHasher,
     PasswordResetRecord,
+    PasswordStrength,
     RefreshTokenRecord,
     SystemSettingsStore,
     UnitOfWorkFactory,
+    UserRoles,
 )
-from domain.accounts import Role, User, is_valid_email, normalize_email, unmet_password_rules
+from application.throttles import (
+    LOGIN_PER_ACCOUNT,
+    LOGIN_PER_ADDRESS,
+    RESET_MAILS_PER_ACCOUNT,
+    RESET_REQUESTS_PER_ADDRESS,
+    SIGNUP_PER_ADDRESS,
+    throttled,
+)
+from domain.accounts import (
+    PASSWORD_MAX_LENGTH,
+    PASSWORD_TOO_LONG,
+    Role,
+    User,
+    is_valid_email,
+    normalize_email,
+    unmet_password_rules,
+)
 from domain.quota import Quota, month_key
 
 INVALID_CREDENTIALS = "Invalid email or password"
-TOO_MANY_ATTEMPTS = "Too many sign-in attempts. Please wait 15 minutes and try again."
+SIGNUP_RECEIVED = "Account created. Please sign in."
 RESET_LINK_INVALID = "This reset link is invalid or has expired."
 SESSION_EXPIRED = "Your session has expired. Please sign in again."
 
@@ -54,6 +72,13 @@ class Session:
 
 
 @dataclass(frozen=True, slots=True)
+class SignUpReceipt:
+    """The same for a new and a known email; only the mail differs, and it goes to the address's owner."""
+
+    mail: OutgoingMail
+
+
+@dataclass(frozen=True, slots=True)
 class SearchStats:
     current_month_searches: int
     search_limit: int | None
@@ -68,30 +93,48 @@ class AccountService:
         uow: UnitOfWorkFactory,
         hasher: PasswordHasher,
         tokens: AccessTokenIssuer,
-        limiter: AttemptLimiter,
+        throttle: AttemptThrottle,
         clock: Clock,
         policy: AccountPolicy,
         dummy_hash: str,
         settings: SystemSettingsStore,
+        roles: UserRoles,
+        strength: PasswordStrength,
     ) -> None:
         self._uow = uow
         self._hasher = hasher
         self._tokens = tokens
-        self._limiter = limiter
+        self._throttle = throttle
         self._clock = clock
         self._policy = policy
         self._settings = settings
+        self._roles = roles
+        self._strength = strength
         # A hash of a random password: verifying against it makes a login for an
         # unknown e-mail cost the same as one with a wrong password.
         self._dummy_hash = dummy_hash
 
     # --- sign-up and sign-in -------------------------------------------------
 
-    async def sign_up(self, email: str, password: str, display_name: str | None = None) -> User:
+    async def sign_up(
+        self, email: str, password: str, display_name: str | None = None, client: str = "local"
+    ) -> SignUpReceipt:
+        """Answers alike whether the email is new or taken, so sign-up cannot be used to learn who
+        has an account: a new address gets a welcome mail, a taken one a note to its owner."""
         email = normalize_email(email)
         if not is_valid_email(email):
             raise InvalidInput("Please enter a valid email address")
-        _require_strong_password(password)
+        await throttled(self._throttle, f"signup-address:{client}", SIGNUP_PER_ADDRESS, "sign-up attempts")
+        try:
+            user = await self.create_user(email, password, display_name)
+        except Conflict:
+            return SignUpReceipt(self._account_exists_mail(email))
+        return SignUpReceipt(self._welcome_mail(user))
+
+    async def create_user(self, email: str, password: str, display_name: str | None = None) -> User:
+        """A new account (the CLI and sign-up); Conflict when the email is taken."""
+        email = normalize_email(email)
+        await require_acceptable_password(self._strength, password, email)
         password_hash = await self._hasher.hash(password)
         user = User(
             id=str(uuid.uuid4()),
@@ -111,17 +154,19 @@ class AccountService:
 
     async def log_in(self, email: str, password: str, remember_me: bool, client: str) -> Session:
         email = normalize_email(email)
-        throttle_key = f"{email}|{client}"
-        if self._limiter.blocked(throttle_key):
-            raise TooManyRequests(TOO_MANY_ATTEMPTS)
+        # Reserved before the slow password check, per source address and per account across
+        # addresses, so neither many parallel guesses nor many addresses get more tries.
+        await throttled(self._throttle, f"login-address:{client}", LOGIN_PER_ADDRESS, "sign-in attempts")
+        await throttled(self._throttle, f"login-account:{email}", LOGIN_PER_ACCOUNT, "sign-in attempts")
         async with self._uow() as uow:
             user = await uow.users.by_email(email)
         stored_hash = user.password_hash if user and user.password_hash else self._dummy_hash
         password_ok = await self._hasher.verify(stored_hash, password)
         if user is None or user.password_hash is None or not password_ok:
-            self._limiter.record_failure(throttle_key)
             raise NotAuthenticated(INVALID_CREDENTIALS)
-        self._limiter.reset(throttle_key)
+        # Only the account's count: clearing the address's would let a guesser reset it by
+        # signing in to an account of their own between guesses.
+        await self._throttle.clear(f"login-account:{email}")
         return await self._start_session(user, persistent=remember_me)
 
     async def sign_in_external(
@@ -218,20 +263,32 @@ class AccountService:
 
     # --- password reset and change ---------------------------------------------
 
+    async def admit_reset_request(self, client: str) -> None:
+        """Reset requests per source address: refused alike for every email."""
+        await throttled(self._throttle, f"reset-address:{client}", RESET_REQUESTS_PER_ADDRESS, "reset requests")
+
     async def request_password_reset(self, email: str) -> OutgoingMail | None:
-        """Returns the mail to send, or None; the caller answers the same either way."""
+        """Returns the mail to send, or None. Runs after the answer has been sent (the caller
+        answers the same either way), so neither its result nor its time tells anything."""
         email = normalize_email(email)
         token = secrets.token_urlsafe(32)
         async with self._uow() as uow:
             user = await uow.users.by_email(email)
-            if user is None or user.password_hash is None:
-                return None
+        if user is None or user.password_hash is None:
+            return None
+        # A few mails an hour per account, so nobody can flood a victim's inbox with reset links.
+        if await self._throttle.attempt(f"reset-mail:{email}", RESET_MAILS_PER_ACCOUNT):
+            return None
+        now = self._clock.now()
+        async with self._uow() as uow:
+            # Only the newest link works: one leaked from an older mail is dead.
+            await uow.password_resets.invalidate_unused(user.id, now)
             await uow.password_resets.add(
                 PasswordResetRecord(
                     id=str(uuid.uuid4()),
                     user_id=user.id,
                     token_hash=hash_token(token),
-                    expires_at=self._clock.now() + self._policy.reset_lifetime,
+                    expires_at=now + self._policy.reset_lifetime,
                 )
             )
             await uow.commit()
@@ -248,30 +305,43 @@ class AccountService:
         )
 
     async def reset_password(self, token: str, new_password: str) -> None:
-        _require_strong_password(new_password)
         now = self._clock.now()
-        new_hash = await self._hasher.hash(new_password)
         async with self._uow() as uow:
             record = await uow.password_resets.by_hash(hash_token(token))
-            if record is None or record.used_at is not None or record.expires_at <= now:
-                raise InvalidInput(RESET_LINK_INVALID)
+            user = await uow.users.by_id(record.user_id) if record else None
+        if record is None or user is None or record.used_at is not None or record.expires_at <= now:
+            raise InvalidInput(RESET_LINK_INVALID)
+        await require_acceptable_password(self._strength, new_password, user.email)
+        new_hash = await self._hasher.hash(new_password)
+        async with self._uow() as uow:
             if not await uow.password_resets.mark_used(record.id, now):
                 raise InvalidInput(RESET_LINK_INVALID)
             await uow.users.set_password_hash(record.user_id, new_hash)
             await uow.refresh_tokens.revoke_all_for_user(record.user_id, now)
             await uow.commit()
 
-    async def change_password(self, user_id: str, current_password: str, new_password: str) -> None:
-        _require_strong_password(new_password)
+    async def change_password(
+        self, user_id: str, current_password: str, new_password: str, current_refresh_token: str | None = None
+    ) -> None:
+        """Every other session of the account ends: whoever knew the old password is signed out.
+        The session making the change (its refresh cookie) stays signed in."""
         async with self._uow() as uow:
             user = await uow.users.by_id(user_id)
+            current = await uow.refresh_tokens.by_hash(hash_token(current_refresh_token)) if current_refresh_token else None
         if user is None:
             raise NotAuthenticated(SESSION_EXPIRED)
+        await require_acceptable_password(self._strength, new_password, user.email)
+        # A stolen access token must not become a way to guess the password.
+        await throttled(self._throttle, f"login-account:{user.email}", LOGIN_PER_ACCOUNT, "password attempts")
         if user.password_hash is None or not await self._hasher.verify(user.password_hash, current_password):
             raise InvalidInput("Current password is incorrect")
+        await self._throttle.clear(f"login-account:{user.email}")
         new_hash = await self._hasher.hash(new_password)
+        keep_family = current.family_id if current is not None and current.user_id == user_id else None
+        now = self._clock.now()
         async with self._uow() as uow:
             await uow.users.set_password_hash(user_id, new_hash)
+            await uow.refresh_tokens.revoke_all_for_user(user_id, now, except_family=keep_family)
             await uow.commit()
 
     # --- profile and user info ---------------------------------------------------
@@ -297,7 +367,7 @@ class AccountService:
         return updated
 
     async def user_info(self, requester: AccessClaims, user_id: str) -> User:
-        if requester.user_id != user_id and requester.role is not Role.ADMIN:
+        if requester.user_id != user_id and await self._roles.role_of(requester.user_id) is not Role.ADMIN:
             raise Forbidden("You may only view your own account")
         async with self._uow() as uow:
             user = await uow.users.by_id(user_id)
@@ -328,17 +398,50 @@ class AccountService:
                 raise NotFound(f"No user with email {email}")
             await uow.users.set_role(user.id, role)
             await uow.commit()
+        self._roles.forget(user.id)
         return replace(user, role=role)
 
     async def create_admin(self, email: str, password: str) -> User:
-        user = await self.sign_up(email, password)
+        user = await self.create_user(email, password)
         return await self.set_role(user.email, Role.ADMIN)
 
+    # --- mails of sign-up ----------------------------------------------------------
 
-def _require_strong_password(password: str) -> None:
+    def _welcome_mail(self, user: User) -> OutgoingMail:
+        return OutgoingMail(
+            to=user.email,
+            subject="Welcome to PerilScope",
+            body=(
+                "Your PerilScope account is ready. Sign in with this email address and the password you chose:\n"
+                f"{self._link('/login')}\n\nIf you did not sign up, ignore this message or tell us through the contact form.\n"
+            ),
+        )
+
+    def _account_exists_mail(self, email: str) -> OutgoingMail:
+        return OutgoingMail(
+            to=email,
+            subject="You already have a PerilScope account",
+            body=(
+                "Someone tried to sign up to PerilScope with this email address, which already has an account; "
+                "nothing was changed.\n\n"
+                f"If it was you, sign in: {self._link('/login')}\n"
+                f"Forgot your password? Choose a new one: {self._link('/forgot-password')}\n"
+            ),
+        )
+
+    def _link(self, path: str) -> str:
+        return f"{self._policy.reset_url_base.rstrip('/')}{path}"
+
+
+async def require_acceptable_password(strength: PasswordStrength, password: str, email: str | None = None) -> None:
+    if len(password) > PASSWORD_MAX_LENGTH:
+        raise InvalidInput(PASSWORD_TOO_LONG)
     unmet = unmet_password_rules(password)
     if unmet:
         raise InvalidInput("Please ensure all password requirements are met: " + ", ".join(unmet))
+    reason = await strength.weakness(password, [email] if email else [])
+    if reason:
+        raise InvalidInput(reason)
 
 
 def _clean_name(name: str | None) -> str | None:

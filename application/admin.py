@@ -10,7 +10,7 @@ from typing import Protocol
 
 from application.accounts import AccountService, SearchStats
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound
-from application.ports import AccessClaims, Clock, SystemSettingsStore, UnitOfWorkFactory
+from application.ports import AccessClaims, Clock, SystemSettingsStore, UnitOfWorkFactory, UserRoles
 from domain.accounts import Role, User
 from domain.quota import month_key
 from domain.system_settings import SettingsError, SystemSettings, near_limit_threshold
@@ -53,12 +53,14 @@ class AdminService:
         accounts: AccountService,
         settings: SystemSettingsStore,
         clock: Clock,
+        roles: UserRoles,
     ) -> None:
         self._uow = uow
         self._directory = directory
         self._accounts = accounts
         self._settings = settings
         self._clock = clock
+        self._roles = roles
 
     async def require_admin(self, caller: AccessClaims) -> AccessClaims:
         """The role is read from the database: a demoted admin loses access at once, even while
@@ -69,7 +71,7 @@ class AdminService:
             raise NotAuthenticated("Sign in to continue")
         if user.role is not Role.ADMIN:
             raise Forbidden(ADMIN_REQUIRED)
-        return AccessClaims(user_id=user.id, role=user.role)
+        return AccessClaims(user_id=user.id)
 
     async def users(self) -> list[User]:
         return await self._directory.all_users()
@@ -92,6 +94,7 @@ class AdminService:
                 raise Conflict(LAST_ADMIN)
             await uow.users.set_role(user.id, role)
             await uow.commit()
+        self._roles.forget(user.id)
         return replace(user, role=role)
 
     async def statistics(self) -> SystemCounts:

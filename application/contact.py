@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from application.errors import InvalidInput, TooManyRequests
-from application.ports import AttemptLimiter, Mailer, OutgoingMail
+from application.errors import InvalidInput
+from application.ports import AttemptThrottle, Mailer, OutgoingMail
+from application.throttles import CONTACT_PER_ADDRESS, throttled
 from domain.accounts import is_valid_email, normalize_email
 
 MAX_MESSAGE_CHARS = 5000
 MAX_SUBJECT_CHARS = 200
-TOO_MANY_MESSAGES = "You have sent several messages in a short time. Please try again later."
 
 
 class ContactService:
-    def __init__(self, mailer: Mailer, recipients: tuple[str, ...], limiter: AttemptLimiter) -> None:
+    def __init__(self, mailer: Mailer, recipients: tuple[str, ...], throttle: AttemptThrottle) -> None:
         self._mailer = mailer
         self._recipients = recipients
-        self._limiter = limiter
+        self._throttle = throttle
 
     async def send(self, subject: str, body: str, client: str, reply_to: str | None = None) -> None:
         """The recipients come from settings; a `to_email` chosen by the client is never used."""
@@ -26,8 +26,6 @@ class ContactService:
             raise InvalidInput(f"Your message is too long: please keep it under {MAX_MESSAGE_CHARS} characters.")
         if reply_to is not None and not is_valid_email(normalize_email(reply_to)):
             raise InvalidInput("Please enter a valid email address")
-        if self._limiter.blocked(client):
-            raise TooManyRequests(TOO_MANY_MESSAGES)
-        self._limiter.record_failure(client)  # every message counts towards the window
+        await throttled(self._throttle, f"contact-address:{client}", CONTACT_PER_ADDRESS, "messages in a short time")
         for recipient in self._recipients:
             await self._mailer.send(OutgoingMail(to=recipient, subject=f"[Contact] {subject}", body=body))

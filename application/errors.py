@@ -32,7 +32,9 @@ class Conflict(ApplicationError):
 
 
 class TooManyRequests(ApplicationError):
-    pass
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after  # seconds, when known: sent as Retry-After
 
 
 class QuotaExceeded(ApplicationError):

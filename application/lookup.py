@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-from application.errors import InvalidInput, NotFound, QuotaExceeded
+from application.errors import InvalidInput, NotAuthenticated, NotFound, QuotaExceeded
 from application.lookup_ports import (
     AddressParser,
     CountyPerils,
@@ -21,10 +21,10 @@ from application.lookup_ports import (
     SearchStore,
     StoredSearch,
 )
-from application.ports import AccessClaims, Clock, SystemSettingsStore
+from application.ports import AccessClaims, Clock, SystemSettingsStore, UserRoles
 from application.rate_limit import RequestRateLimit
 from domain.accounts import Role
-from domain.address import AddressError, format_address_text
+from domain.address import YEAR_BUILT, AddressError, format_address_text, parse_address_text
 from domain.occupancy import UNKNOWN, Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
 from domain.quota import month_key
@@ -57,6 +57,7 @@ class LookupService:
         clock: Clock,
         settings: SystemSettingsStore,
         rate_limit: RequestRateLimit,
+        roles: UserRoles,
     ) -> None:
         self._p = providers
         self._searches = searches
@@ -64,6 +65,7 @@ class LookupService:
         self._clock = clock
         self._settings = settings
         self._rate_limit = rate_limit
+        self._roles = roles
 
     def parse(self, text: str) -> ParsedAddress:
         try:
@@ -72,8 +74,12 @@ class LookupService:
             raise InvalidInput(error.message) from error
 
     async def _limit_for(self, caller: AccessClaims) -> int | None:
-        """The caller's monthly limit: None (unlimited) for admins, else the saved setting."""
-        if caller.role is Role.ADMIN:
+        """The caller's monthly limit: None (unlimited) for admins, else the saved setting. The role
+        is the stored one, so a demoted admin is limited from the next request."""
+        role = await self._roles.role_of(caller.user_id)
+        if role is None:
+            raise NotAuthenticated("Your account no longer exists. Please sign up again.")
+        if role is Role.ADMIN:
             return None
         return (await self._settings.current()).monthly_search_limit
 
@@ -127,10 +133,7 @@ class LookupService:
             return None
         now = self._clock.now()
         stored = await self._searches.latest_answer(str(address.key), since=now - timedelta(hours=CACHE_HOURS))
-        if stored is None:
-            return None
-        receipt = {**stored.get("receipt", {}), "cached_from": stored.get("timestamp")}
-        return {**stored, "search_id": str(uuid.uuid4()), "query": query, "timestamp": now.isoformat(), "receipt": receipt}
+        return None if stored is None else reuse_provider_data(stored, address, query, now.isoformat())
 
     async def answer(self, address: ParsedAddress, query: str) -> dict[str, Any]:
         """The full answer for one parsed address (shared by single lookups and batches)."""
@@ -216,6 +219,40 @@ class LookupService:
             raise NotFound("Could not load result data.")
         previous_id, next_id = await self._searches.neighbours(caller.user_id, search)
         return search, previous_id, next_id
+
+
+# What an answer holds that came from the providers, and may serve another user's lookup of the
+# same building. Everything else (the query, the address line typed, times, ids) is the asker's own.
+PROVIDER_FIELDS = (
+    "building", "occupants", "total_results", "perils", "ratings", "Total_Score", "Top3_Scores_Combined",
+    "naics_code", "types", "business_status", "extra_info", "vacancies", "rental_rate",
+)
+PROVIDER_RECEIPT_FIELDS = (
+    "nri_version", "county_fips", "county_name", "state", "geography_level", "geocode_match", "lat", "lng", "providers",
+)
+
+
+def reuse_provider_data(stored: dict[str, Any], address: ParsedAddress, query: str, now: str) -> dict[str, Any]:
+    """A cached answer rebuilt for a new asker: the provider data of the stored answer, and the
+    asker's own query, address line and time, so nothing another user typed or when they
+    searched can reach them."""
+    building_details = dict(parse_address_text(stored.get("address")).details)
+    year_built = building_details.pop(YEAR_BUILT, None)
+    receipt = stored.get("receipt") or {}
+    return {
+        "search_id": str(uuid.uuid4()),
+        "query": query,
+        "address": format_address_text(address.one_line, year_built, list(building_details.items())),
+        "timestamp": now,
+        **{name: stored.get(name) for name in PROVIDER_FIELDS},
+        "receipt": {
+            **{name: receipt.get(name) for name in PROVIDER_RECEIPT_FIELDS},
+            "scored_at": now,
+            # Occupants and building come from a lookup of the last CACHE_HOURS hours.
+            "from_cache": True,
+            "cache_max_age_hours": CACHE_HOURS,
+        },
+    }
 
 
 def occupant_json(occupant: Occupant) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Protocol, Self
 
 from domain.accounts import Role, User
 from domain.system_settings import SystemSettings
+from domain.throttling import ThrottleRule
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ class RefreshTokenRepository(Protocol):
         """Revoke one token; False when it was already revoked (a concurrent reuse)."""
         ...
     async def revoke_family(self, family_id: str, at: datetime) -> None: ...
-    async def revoke_all_for_user(self, user_id: str, at: datetime) -> None: ...
+    async def revoke_all_for_user(self, user_id: str, at: datetime, except_family: str | None = None) -> None: ...
 
 
 class PasswordResetRepository(Protocol):
@@ -70,6 +71,9 @@ class PasswordResetRepository(Protocol):
     async def by_hash(self, token_hash: str) -> PasswordResetRecord | None: ...
     async def mark_used(self, reset_id: str, at: datetime) -> bool:
         """Mark used; False when it was used already, so a token works once even under races."""
+        ...
+    async def invalidate_unused(self, user_id: str, at: datetime) -> None:
+        """Mark every unused link of the user used, so only a link issued after this works."""
         ...
 
 
@@ -97,10 +101,29 @@ class PasswordHasher(Protocol):
     async def verify(self, password_hash: str, password: str) -> bool: ...
 
 
+class PasswordStrength(Protocol):
+    async def weakness(self, password: str, personal: list[str]) -> str | None:
+        """Why the password is too easy to guess (common, breached, built from `personal` words
+        such as the email), as a sentence for the user; None when it is acceptable."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class AccessClaims:
+    """Who signed the request. Deliberately no role: a token outlives a demotion, so every
+    decision that depends on the role asks `UserRoles`, which reads the database."""
+
     user_id: str
-    role: Role
+
+
+class UserRoles(Protocol):
+    async def role_of(self, user_id: str) -> Role | None:
+        """The stored role (None for a deleted account), at most a few seconds old."""
+        ...
+
+    def forget(self, user_id: str) -> None:
+        """Drop a cached role after a change, so this process sees it at once."""
+        ...
 
 
 class AccessTokenIssuer(Protocol):
@@ -112,6 +135,15 @@ class AccessTokenIssuer(Protocol):
 
 class Mailer(Protocol):
     async def send(self, mail: OutgoingMail) -> None: ...
+
+
+class AttemptThrottle(Protocol):
+    """Attempts per key under a `ThrottleRule`, shared by every server process. `attempt` reserves
+    before the work it guards (a password check, a mail), atomically, so concurrent attempts can
+    never all slip through; it returns 0 when admitted, else the seconds to wait."""
+
+    async def attempt(self, key: str, rule: ThrottleRule) -> float: ...
+    async def clear(self, key: str) -> None: ...
 
 
 class AttemptLimiter(Protocol):

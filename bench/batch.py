@@ -65,7 +65,7 @@ async def run(rows: int) -> None:
         settings = Settings.from_env({"DATABASE_URL": url, "PERILSCOPE_ENV": "test"})
         container = build_container(settings)
         user = await container.accounts().set_role("bench@example.com", Role.ADMIN)
-        caller = AccessClaims(user.id, Role.ADMIN)
+        caller = AccessClaims(user.id)
         content = build_input(rows, settings.data_dir)
         await container.reference_index().data()  # loaded once per server start, not per batch
 

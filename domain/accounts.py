@@ -31,10 +31,14 @@ PASSWORD_RULES: tuple[tuple[str, str], ...] = (
 )
 
 
+PASSWORD_TOO_LONG = f"Passwords can be at most {PASSWORD_MAX_LENGTH} characters long. Please choose a shorter one."
+
+
 def unmet_password_rules(password: str) -> list[str]:
-    """The descriptions of every rule the password fails; empty when it passes."""
+    """The descriptions of every rule the password fails; empty when it passes (length above the
+    maximum is its own message, PASSWORD_TOO_LONG, since the checklist names only the minimum)."""
     checks = {
-        "length": PASSWORD_MIN_LENGTH <= len(password) <= PASSWORD_MAX_LENGTH,
+        "length": PASSWORD_MIN_LENGTH <= len(password),
         "digit": any(c.isdigit() for c in password),
         "lower": any(c.islower() for c in password),
         "upper": any(c.isupper() for c in password),

@@ -15,9 +15,14 @@ from adapters.mail.outbox import OutboxMailer
 from adapters.mail.smtp import SmtpConfig, SmtpMailer
 from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.attempt_limiter import SlidingWindowLimiter
+from adapters.security.password_strength import ZxcvbnPasswordStrength
 from adapters.security.passwords import Argon2PasswordHasher
+from adapters.security.redis_throttle import RedisAttemptThrottle
+from adapters.db.throttle import SqlAttemptThrottle
+from redis.asyncio import Redis
 from adapters.db.settings_repository import SqlSystemSettingsStore
 from adapters.db.user_directory import SqlUserDirectory
+from adapters.db.user_roles import CachedUserRoles
 from application.accounts import AccountPolicy, AccountService
 from application.admin import AdminService
 from application.rate_limit import RequestRateLimit
@@ -57,13 +62,24 @@ class Container(containers.DeclarativeContainer):
     session_factory = providers.Singleton(create_session_factory, bind=engine)
     unit_of_work = providers.Factory(SqlUnitOfWork, session_factory=session_factory)
 
+    user_roles = providers.Singleton(CachedUserRoles, sessions=session_factory)
     password_hasher = providers.Singleton(Argon2PasswordHasher)
     access_tokens = providers.Singleton(
         JwtAccessTokens,
         secret=settings.provided.secret_key,
         lifetime_seconds=providers.Callable(lambda s: s.access_token_minutes * 60, settings),
     )
-    login_limiter = providers.Singleton(SlidingWindowLimiter, max_failures=5, window_seconds=900)
+    # Sign-in, sign-up, reset and contact throttles, shared by every process: the database by
+    # default, Redis when PERILSCOPE_THROTTLE=redis.
+    attempt_throttle = providers.Selector(
+        providers.Callable(lambda s: s.throttle, settings),
+        database=providers.Singleton(SqlAttemptThrottle, sessions=session_factory, clock=clock),
+        redis=providers.Singleton(
+            RedisAttemptThrottle,
+            redis=providers.Singleton(Redis.from_url, settings.provided.redis_url),
+            clock=clock,
+        ),
+    )
 
     mailer = providers.Selector(
         providers.Callable(lambda s: s.mailer, settings),
@@ -102,11 +118,13 @@ class Container(containers.DeclarativeContainer):
         uow=unit_of_work.provider,
         hasher=password_hasher,
         tokens=access_tokens,
-        limiter=login_limiter,
+        throttle=attempt_throttle,
         clock=clock,
         policy=account_policy,
         dummy_hash=providers.Singleton(lambda hasher: hasher.hash_of_random_password(), password_hasher),
         settings=system_settings,
+        roles=user_roles,
+        strength=providers.Singleton(ZxcvbnPasswordStrength),
     )
     admin = providers.Singleton(
         AdminService,
@@ -115,13 +133,14 @@ class Container(containers.DeclarativeContainer):
         accounts=accounts,
         settings=system_settings,
         clock=clock,
+        roles=user_roles,
     )
 
     contact = providers.Singleton(
         ContactService,
         mailer=mailer,
         recipients=settings.provided.contact_recipients,
-        limiter=providers.Singleton(SlidingWindowLimiter, max_failures=5, window_seconds=3600),
+        throttle=attempt_throttle,
     )
 
     external_identity = providers.Singleton(
@@ -190,6 +209,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         settings=system_settings,
         rate_limit=request_rate_limit,
+        roles=user_roles,
     )
 
     # --- batch ---------------------------------------------------------------------

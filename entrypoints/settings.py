@@ -7,11 +7,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from entrypoints.secret_store import load_or_create_secret
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SECRET = "dev-only-secret-change-me-in-production-please"
+# Secrets that have been published (earlier defaults, documentation examples): never accepted.
+KNOWN_PUBLIC_SECRETS = frozenset({
+    "dev-only-secret-change-me-in-production-please",
+    "change-me", "changeme", "secret", "your-secret-key", "please-change-this-secret-key-in-production",
+})
 OIDC_PROVIDERS = ("google", "github", "facebook", "x")
 GEOCODERS = ("embedded", "census")
 PLACES_PROVIDERS = ("registry", "google", "yelp")
+THROTTLES = ("database", "redis")
 
 
 class SettingsError(RuntimeError):
@@ -30,7 +37,8 @@ class OidcClient:
 @dataclass(frozen=True, slots=True)
 class Settings:
     environment: str = "development"
-    secret_key: str = DEFAULT_SECRET
+    secret_key: str = ""  # from PERILSCOPE_SECRET_KEY, else made once under var_dir (secret_store.py)
+    var_dir: Path = PROJECT_ROOT / "var"
     database_url: str = f"sqlite+aiosqlite:///{PROJECT_ROOT / 'var' / 'perilscope.db'}"
     data_dir: Path = PROJECT_ROOT.parent / "shared" / "data"
     base_url: str = "http://127.0.0.1:8000"
@@ -50,6 +58,7 @@ class Settings:
     geocoder: str = "embedded"  # or 'census'
     job_queue: str = "inprocess"  # or 'taskiq' (workers: `perilscope worker`)
     redis_url: str = "redis://127.0.0.1:6379/0"
+    throttle: str = "database"  # where sign-in and other attempt counters live: 'database' or 'redis'
     job_queue_name: str = "perilscope:batch"
     places_provider: str = "registry"  # or 'google', 'yelp'
     google_maps_api_key: str | None = None
@@ -73,9 +82,11 @@ class Settings:
             value = env.get(name)
             return value if value not in (None, "") else default
 
+        var_dir = Path(get("PERILSCOPE_VAR_DIR", str(defaults.var_dir))).resolve()
         settings = cls(
             environment=get("PERILSCOPE_ENV", defaults.environment),
-            secret_key=get("PERILSCOPE_SECRET_KEY", defaults.secret_key),
+            secret_key=get("PERILSCOPE_SECRET_KEY") or load_or_create_secret(var_dir),
+            var_dir=var_dir,
             database_url=get("DATABASE_URL", defaults.database_url),
             data_dir=Path(get("PERILSCOPE_DATA_DIR", str(defaults.data_dir))).resolve(),
             base_url=get("PERILSCOPE_BASE_URL", defaults.base_url),
@@ -98,6 +109,7 @@ class Settings:
             geocoder=get("PERILSCOPE_GEOCODER", defaults.geocoder),
             job_queue=get("PERILSCOPE_JOB_QUEUE", defaults.job_queue),
             redis_url=get("REDIS_URL", defaults.redis_url),
+            throttle=get("PERILSCOPE_THROTTLE", defaults.throttle),
             job_queue_name=get("PERILSCOPE_JOB_QUEUE_NAME", defaults.job_queue_name),
             places_provider=get("PERILSCOPE_PLACES_PROVIDER", defaults.places_provider),
             google_maps_api_key=get("GOOGLE_MAPS_API_KEY"),
@@ -108,10 +120,11 @@ class Settings:
         return settings
 
     def check(self) -> None:
-        if not self.is_development and self.secret_key == DEFAULT_SECRET:
+        if self.secret_key.strip().lower() in KNOWN_PUBLIC_SECRETS:
             raise SettingsError(
-                "PERILSCOPE_SECRET_KEY still has the development default; set a long random secret "
-                "(for example `python -c 'import secrets; print(secrets.token_urlsafe(48))'`)."
+                "PERILSCOPE_SECRET_KEY is a published example, so anyone could sign sessions with it; set a long "
+                "random secret (`python -c 'import secrets; print(secrets.token_urlsafe(48))'`) or unset it to "
+                "have one made under var/."
             )
         if len(self.secret_key) < 32:
             raise SettingsError("PERILSCOPE_SECRET_KEY must be at least 32 characters long.")
@@ -119,6 +132,8 @@ class Settings:
             raise SettingsError("Access tokens may live at most 50 minutes.")
         if self.geocoder not in GEOCODERS:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
+        if self.throttle not in THROTTLES:
+            raise SettingsError(f"PERILSCOPE_THROTTLE must be one of {', '.join(THROTTLES)}, not {self.throttle!r}.")
         if self.places_provider not in PLACES_PROVIDERS:
             raise SettingsError(
                 f"PERILSCOPE_PLACES_PROVIDER must be one of {', '.join(PLACES_PROVIDERS)}, "

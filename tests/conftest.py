@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -83,8 +84,17 @@ async def _load_reference_data(url: str) -> None:
         await engine.dispose()
 
 
+# Random per run, as a server without PERILSCOPE_SECRET_KEY makes its own (entrypoints/secret_store.py).
+TEST_SECRET = secrets.token_urlsafe(48)
+
+
 def settings_for_tests(database_url: str, **overrides: object) -> Settings:
-    values = {"environment": "test", "database_url": database_url, "base_url": "http://testserver.local"}
+    values = {
+        "environment": "test",
+        "database_url": database_url,
+        "base_url": "http://testserver.local",
+        "secret_key": TEST_SECRET,
+    }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
 

@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Self
 
 from adapters.security.access_tokens import JwtAccessTokens
-from adapters.security.attempt_limiter import SlidingWindowLimiter
+from adapters.security.password_strength import ZxcvbnPasswordStrength
 from application.accounts import AccountPolicy, AccountService
 from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
+from domain.throttling import ThrottleRule, ThrottleState, next_attempt
 
 
 class FakeClock:
@@ -98,8 +99,8 @@ class InMemoryRefreshTokens:
     async def revoke_family(self, family_id: str, at: datetime) -> None:
         self._revoke_where(lambda r: r.family_id == family_id, at)
 
-    async def revoke_all_for_user(self, user_id: str, at: datetime) -> None:
-        self._revoke_where(lambda r: r.user_id == user_id, at)
+    async def revoke_all_for_user(self, user_id: str, at: datetime, except_family: str | None = None) -> None:
+        self._revoke_where(lambda r: r.user_id == user_id and r.family_id != except_family, at)
 
     def _revoke_where(self, matches, at: datetime) -> None:  # noqa: ANN001
         for key, record in list(self._s.refresh_tokens.items()):
@@ -123,6 +124,11 @@ class InMemoryPasswordResets:
             return False
         self._s.resets[reset_id] = replace(record, used_at=at)
         return True
+
+    async def invalidate_unused(self, user_id: str, at: datetime) -> None:
+        for key, record in list(self._s.resets.items()):
+            if record.user_id == user_id and record.used_at is None:
+                self._s.resets[key] = replace(record, used_at=at)
 
 
 class InMemorySearchActivity:
@@ -168,26 +174,68 @@ class InMemorySystemSettings:
         self.settings = settings
 
 
+class InMemoryThrottle:
+    """The model of domain/throttling.py over a dict (the adapters do the same atomically)."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self._clock = clock
+        self.states: dict[str, ThrottleState] = {}
+
+    async def attempt(self, key: str, rule: ThrottleRule) -> float:
+        state, wait = next_attempt(rule, self.states.get(key), self._clock.now().timestamp())
+        if state is not None:
+            self.states[key] = state
+        return wait
+
+    async def clear(self, key: str) -> None:
+        self.states.pop(key, None)
+
+
+class InMemoryRoles:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def role_of(self, user_id: str) -> Role | None:
+        user = self._s.users.get(user_id)
+        return user.role if user else None
+
+    def forget(self, user_id: str) -> None:
+        return None
+
+
+class CountingHasher(FakeHasher):
+    def __init__(self) -> None:
+        self.verifications = 0
+
+    async def verify(self, password_hash: str, password: str) -> bool:
+        self.verifications += 1
+        return await super().verify(password_hash, password)
+
+
 @dataclass
 class AccountsWorld:
     service: AccountService
     store: Store
     clock: FakeClock
-    limiter: SlidingWindowLimiter
+    throttle: InMemoryThrottle
+    hasher: CountingHasher
 
 
 def in_memory_accounts(policy: AccountPolicy | None = None) -> AccountsWorld:
     store = Store()
     clock = FakeClock()
-    limiter = SlidingWindowLimiter(max_failures=5, window_seconds=900, clock=clock.monotonic)
+    throttle = InMemoryThrottle(clock)
+    hasher = CountingHasher()
     service = AccountService(
         uow=lambda: InMemoryUnitOfWork(store),
-        hasher=FakeHasher(),
+        hasher=hasher,
         tokens=JwtAccessTokens("test-secret-" + "s" * 32, lifetime_seconds=900),
-        limiter=limiter,
+        throttle=throttle,
         clock=clock,
         policy=policy or AccountPolicy(reset_url_base="https://app.example"),
         dummy_hash="fake$" + "unguessable" * 3,
         settings=InMemorySystemSettings(),
+        roles=InMemoryRoles(store),
+        strength=ZxcvbnPasswordStrength(),
     )
-    return AccountsWorld(service, store, clock, limiter)
+    return AccountsWorld(service, store, clock, throttle, hasher)

@@ -130,12 +130,11 @@ class SqlRefreshTokenRepository:
             .values(revoked_at=at)
         )
 
-    async def revoke_all_for_user(self, user_id: str, at: datetime) -> None:
-        await self._session.execute(
-            update(RefreshTokenRow)
-            .where(RefreshTokenRow.user_id == user_id, RefreshTokenRow.revoked_at.is_(None))
-            .values(revoked_at=at)
-        )
+    async def revoke_all_for_user(self, user_id: str, at: datetime, except_family: str | None = None) -> None:
+        statement = update(RefreshTokenRow).where(RefreshTokenRow.user_id == user_id, RefreshTokenRow.revoked_at.is_(None))
+        if except_family is not None:
+            statement = statement.where(RefreshTokenRow.family_id != except_family)
+        await self._session.execute(statement.values(revoked_at=at))
 
 
 class SqlPasswordResetRepository:
@@ -165,6 +164,13 @@ class SqlPasswordResetRepository:
             .values(used_at=at)
         )
         return result.rowcount == 1
+
+    async def invalidate_unused(self, user_id: str, at: datetime) -> None:
+        await self._session.execute(
+            update(PasswordResetRow)
+            .where(PasswordResetRow.user_id == user_id, PasswordResetRow.used_at.is_(None))
+            .values(used_at=at)
+        )
 
 
 class SqlSearchActivityReader:

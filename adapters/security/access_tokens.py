@@ -11,7 +11,7 @@ from joserfc.jwk import OctKey
 from joserfc.jwt import JWTClaimsRegistry
 
 from application.ports import AccessClaims
-from domain.accounts import Role, User
+from domain.accounts import User
 
 ISSUER = "perilscope"
 AUDIENCE = "perilscope-api"
@@ -47,7 +47,6 @@ class JwtAccessTokens:
             "iss": ISSUER,
             "aud": AUDIENCE,
             "sub": user.id,
-            "role": user.role.value,
             "iat": now,
             "exp": now + self._lifetime,
         }
@@ -65,7 +64,7 @@ class JwtAccessTokens:
             decoded = jwt.decode(token, self._key, algorithms=["HS256"])
             self._claims.validate(decoded.claims)
             expires_at = int(decoded.claims["exp"])
-            claims = AccessClaims(user_id=decoded.claims["sub"], role=Role(decoded.claims.get("role", "user")))
+            claims = AccessClaims(user_id=decoded.claims["sub"])
         except (JoseError, ValueError, KeyError, TypeError):
             return None
         if self._now() >= expires_at:

@@ -12,6 +12,7 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.static_files import create_static_files_router
 
 from entrypoints.container import Container
+from entrypoints.http.cross_site import refuse_cross_site_requests
 from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
 from entrypoints.http.request_id import request_id_middleware
@@ -60,6 +61,7 @@ def create_app(container: Container) -> Litestar:
         dependencies=DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[request_id_middleware],
+        before_request=refuse_cross_site_requests,
         openapi_config=openapi_config(),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
         on_startup=[resume_batch_jobs],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 
 from litestar import MediaType, Request, Response
@@ -46,7 +47,10 @@ def error_response(request: Request, status: int, message: str, **extra: object)
 
 def application_error(request: Request, exc: ApplicationError) -> Response:
     status = next((code for kind, code in STATUS_BY_ERROR.items() if isinstance(exc, kind)), 400)
-    return error_response(request, status, exc.message)
+    response = error_response(request, status, exc.message)
+    if isinstance(exc, TooManyRequests) and exc.retry_after:
+        response.headers["Retry-After"] = str(math.ceil(exc.retry_after))
+    return response
 
 
 def http_error(request: Request, exc: HTTPException) -> Response:

@@ -3,6 +3,8 @@ SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import json
+
 from datetime import UTC, datetime, timedelta
 
 from dependency_injector import providers
@@ -166,12 +168,12 @@ async def test_search_caching_answers_a_repeat_from_storage_for_24_hours(client:
     ann = await sign_up_and_log_in(client, "ann@example.com")
 
     first = (await _look_up(client, admin["headers"])).json()["result"]
-    assert places.calls == 1 and "cached_from" not in first["receipt"]
+    assert places.calls == 1 and "from_cache" not in first["receipt"]
     # Ann types the same building differently: served from the stored answer, under her own search id.
     clock.advance(timedelta(hours=23))
     repeat = (await _look_up(client, ann["headers"], "701 Fifth Avenue Suite 300, Seattle, WA 98104")).json()["result"]
     assert places.calls == 1
-    assert repeat["receipt"]["cached_from"] == first["timestamp"]
+    assert repeat["receipt"]["from_cache"] is True and set(repeat) == set(first)
     assert repeat["search_id"] != first["search_id"] and repeat["occupants"] == first["occupants"]
     stored = await client.get(f"/api/search-results/{repeat['search_id']}", headers=ann["headers"])
     assert stored.status_code == 200
@@ -179,9 +181,29 @@ async def test_search_caching_answers_a_repeat_from_storage_for_24_hours(client:
     assert stats["current_month_searches"] == 1  # a cached answer still counts
 
     clock.advance(timedelta(hours=2))  # 25 hours after the first answer: providers again
-    assert "cached_from" not in (await _look_up(client, ann["headers"])).json()["result"]["receipt"]
+    assert "from_cache" not in (await _look_up(client, ann["headers"])).json()["result"]["receipt"]
     assert places.calls == 2
 
     assert (await _save_settings(client, admin, search_caching=False)).status_code == 200
     await _look_up(client, ann["headers"])
     assert places.calls == 3
+
+
+async def test_a_cached_answer_carries_nothing_of_the_first_asker(client: AsyncClient, container: Container) -> None:
+    clock = FakeClock(datetime.now(UTC))
+    container.clock.override(clock)
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    bob = await sign_up_and_log_in(client, "bob@example.com")
+    anns = (await _look_up(client, ann["headers"], "701 5th Ave, Flood Zone Ae Do Not Insure, WA 98104")).json()["result"]
+    clock.advance(timedelta(hours=3))
+    bobs = (await _look_up(client, bob["headers"], "701 5th Avenue, Seattle, WA 98104")).json()["result"]
+
+    assert bobs["receipt"]["from_cache"] is True and bobs["occupants"] == anns["occupants"]
+    text = json.dumps(bobs)
+    assert "Flood Zone" not in text and "Do Not Insure" not in text
+    assert anns["timestamp"] not in text and anns["receipt"]["scored_at"] not in text and anns["search_id"] not in text
+    assert bobs["query"] == "701 5th Avenue, Seattle, WA 98104"
+    assert bobs["address"].splitlines()[0].startswith("701 5th Avenue, Seattle")
+    # The building facts are the provider's, the same for both.
+    assert bobs["address"].splitlines()[1:] == anns["address"].splitlines()[1:]
+    assert "Year Built: 1985" in bobs["address"].splitlines()[0]

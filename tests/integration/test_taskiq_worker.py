@@ -51,7 +51,7 @@ async def test_a_worker_process_runs_the_job(migrated_database_url: str, tmp_pat
     email = f"worker-{uuid.uuid4().hex[:8]}@example.com"
     try:
         user = await container.accounts().sign_up(email, "Str0ng!pass")
-        caller = AccessClaims(user.id, Role.USER)
+        caller = AccessClaims(user.id)
         upload = await container.batch().upload(caller, "remote.csv", CSV)
         job = await container.batch().start(caller, upload.id)
 

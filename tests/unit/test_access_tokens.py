@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import json
+
 import time
 from datetime import UTC, datetime
 
@@ -38,4 +41,13 @@ def test_bad_tokens_are_never_remembered() -> None:
     assert tokens.verify(tampered) is None
     other = JwtAccessTokens("other-secret-" + "o" * 32)
     assert other.verify(token) is None
-    assert tokens.verify(token).role is Role.USER
+    assert tokens.verify(token).user_id == ANN.id
+
+
+def test_tokens_carry_no_role_to_trust() -> None:
+    """Roles come from the database on every decision; a token cannot claim one."""
+    admin = User(id="a1", email="boss@example.com", display_name=None, photo_url=None, role=Role.ADMIN,
+                 created_at=datetime.now(UTC))
+    token = JwtAccessTokens(SECRET).issue(admin)
+    payload = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+    assert "role" not in payload and payload["sub"] == "a1"

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from adapters.identity.pending_state import SignedPendingSignIn
-from application.accounts import INVALID_CREDENTIALS, RESET_LINK_INVALID, TOO_MANY_ATTEMPTS
+from application.accounts import INVALID_CREDENTIALS, RESET_LINK_INVALID
 from application.errors import Conflict, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
 from application.external_sign_in import (
     REQUEST_EXPIRED,
@@ -22,7 +22,7 @@ from domain.accounts import Role
 from tests.fakes import AccountsWorld, in_memory_accounts
 
 PASSWORD = "Str0ng!pass"
-NEW_PASSWORD = "N3w!password"
+NEW_PASSWORD = "N3w!Orchid-lamp"
 
 
 @pytest.fixture
@@ -31,13 +31,38 @@ def world() -> AccountsWorld:
 
 
 async def test_sign_up_then_log_in(world: AccountsWorld) -> None:
-    user = await world.service.sign_up("  Ann@Example.COM ", PASSWORD, "Ann")
+    receipt = await world.service.sign_up("  Ann@Example.COM ", PASSWORD, "Ann")
+    [user] = world.store.users.values()
     assert user.email == "ann@example.com" and user.role is Role.USER and user.password_hash == f"fake${PASSWORD}"
+    assert receipt.mail.to == "ann@example.com" and receipt.mail.subject == "Welcome to PerilScope"
     session = await world.service.log_in("ann@example.com", PASSWORD, remember_me=False, client="1.2.3.4")
     assert session.user.id == user.id and not session.persistent
     assert world.service.authenticate(session.access_token).user_id == user.id
     with pytest.raises(Conflict):
-        await world.service.sign_up("ANN@example.com", PASSWORD)
+        await world.service.create_user("ANN@example.com", PASSWORD)
+
+
+async def test_signing_up_with_a_taken_email_reveals_nothing_and_changes_nothing(world: AccountsWorld) -> None:
+    await world.service.sign_up("ann@example.com", PASSWORD)
+    [before] = world.store.users.values()
+    receipt = await world.service.sign_up("ANN@example.com", "An0ther!pass")
+    # No error to tell the caller; the owner learns of it by mail, and the password is unchanged.
+    assert receipt.mail.to == "ann@example.com" and "already has an account" in receipt.mail.body
+    assert list(world.store.users.values()) == [before]
+    assert (await world.service.log_in("ann@example.com", PASSWORD, remember_me=False, client="c")).user.id == before.id
+
+
+@pytest.mark.parametrize("password", ["Password1!", "P@ssw0rd12", "Qwerty123!", "Welcome1!", "Iloveyou1!"])
+async def test_common_and_guessable_passwords_are_refused(world: AccountsWorld, password: str) -> None:
+    with pytest.raises(InvalidInput, match="too common or easy to guess"):
+        await world.service.sign_up("ann@example.com", password)
+    assert not world.store.users
+
+
+async def test_a_password_over_128_characters_gets_its_own_message(world: AccountsWorld) -> None:
+    with pytest.raises(InvalidInput, match="at most 128 characters"):
+        await world.service.sign_up("ann@example.com", "Aa1!" + "x" * 125)
+    await world.service.sign_up("ann@example.com", "Aa1!" + "kq7Zt" * 24 + "x" * 4)  # exactly 128
     with pytest.raises(InvalidInput, match="password requirements"):
         await world.service.sign_up("bob@example.com", "weakpass")
 
@@ -50,15 +75,65 @@ async def test_wrong_password_and_unknown_email_fail_alike(world: AccountsWorld)
         assert failure.value.message == INVALID_CREDENTIALS
 
 
-async def test_failures_are_throttled_for_fifteen_minutes(world: AccountsWorld) -> None:
+async def test_failures_back_off_exponentially_per_account_across_addresses(world: AccountsWorld) -> None:
     await world.service.sign_up("ann@example.com", PASSWORD)
-    for _ in range(5):
+    for attempt in range(5):
         with pytest.raises(NotAuthenticated):
-            await world.service.log_in("ann@example.com", "Wr0ng!pass", remember_me=False, client="c")
-    with pytest.raises(TooManyRequests, match=re.escape(TOO_MANY_ATTEMPTS)):
+            await world.service.log_in("ann@example.com", "Wr0ng!pass", remember_me=False, client=f"10.0.0.{attempt}")
+    checked = world.hasher.verifications
+    # A sixth guess from yet another address is refused before the password is looked at.
+    with pytest.raises(TooManyRequests, match="wait 30 seconds") as refused:
+        await world.service.log_in("ann@example.com", PASSWORD, remember_me=False, client="10.0.0.99")
+    assert refused.value.retry_after == 30 and world.hasher.verifications == checked
+    world.clock.advance(timedelta(seconds=30))
+    with pytest.raises(NotAuthenticated):
+        await world.service.log_in("ann@example.com", "Wr0ng!pass", remember_me=False, client="c")
+    with pytest.raises(TooManyRequests, match="wait 60 seconds"):  # the wait doubles
         await world.service.log_in("ann@example.com", PASSWORD, remember_me=False, client="c")
-    world.clock.advance(timedelta(minutes=15, seconds=1))
+    # The owner is never locked out for longer than the back-off: a minute later they are in.
+    world.clock.advance(timedelta(seconds=60))
     assert (await world.service.log_in("ann@example.com", PASSWORD, remember_me=False, client="c")).user.email
+    # ...and success starts the account's count afresh.
+    with pytest.raises(NotAuthenticated):
+        await world.service.log_in("ann@example.com", "Wr0ng!pass", remember_me=False, client="c")
+
+
+async def test_one_address_guessing_many_accounts_is_throttled(world: AccountsWorld) -> None:
+    for n in range(20):
+        with pytest.raises(NotAuthenticated):
+            await world.service.log_in(f"user{n}@example.com", "Wr0ng!pass", remember_me=False, client="6.6.6.6")
+    with pytest.raises(TooManyRequests):
+        await world.service.log_in("user99@example.com", "Wr0ng!pass", remember_me=False, client="6.6.6.6")
+    with pytest.raises(NotAuthenticated):  # other addresses are unaffected
+        await world.service.log_in("user99@example.com", "Wr0ng!pass", remember_me=False, client="7.7.7.7")
+
+
+async def test_changing_the_password_ends_every_other_session(world: AccountsWorld) -> None:
+    await world.service.sign_up("ann@example.com", PASSWORD)
+    here = await world.service.log_in("ann@example.com", PASSWORD, remember_me=True, client="c")
+    elsewhere = await world.service.log_in("ann@example.com", PASSWORD, remember_me=True, client="d")
+    user_id = here.user.id
+    await world.service.change_password(user_id, PASSWORD, NEW_PASSWORD, current_refresh_token=here.refresh_token)
+    with pytest.raises(NotAuthenticated):
+        await world.service.refresh(elsewhere.refresh_token)
+    assert (await world.service.refresh(here.refresh_token)).user.id == user_id
+
+
+async def test_a_new_reset_link_kills_the_older_unused_ones(world: AccountsWorld) -> None:
+    await world.service.sign_up("ann@example.com", PASSWORD)
+    older = _token_of(await world.service.request_password_reset("ann@example.com"))
+    newer = _token_of(await world.service.request_password_reset("ann@example.com"))
+    with pytest.raises(InvalidInput, match=RESET_LINK_INVALID):
+        await world.service.reset_password(older, NEW_PASSWORD)
+    await world.service.reset_password(newer, NEW_PASSWORD)
+
+
+async def test_reset_mails_to_one_account_are_capped(world: AccountsWorld) -> None:
+    await world.service.sign_up("ann@example.com", PASSWORD)
+    mails = [await world.service.request_password_reset("ann@example.com") for _ in range(50)]
+    assert sum(mail is not None for mail in mails) == 3
+    world.clock.advance(timedelta(hours=1))
+    assert await world.service.request_password_reset("ann@example.com") is not None
 
 
 async def test_refresh_rotates_and_reuse_revokes_only_that_family(world: AccountsWorld) -> None:
@@ -142,7 +217,7 @@ async def test_external_sign_in_is_keyed_by_issuer_and_subject(world: AccountsWo
 
 
 async def test_external_sign_in_does_not_take_over_a_local_account(world: AccountsWorld) -> None:
-    local = await world.service.sign_up("ann@example.com", PASSWORD)
+    local = await world.service.create_user("ann@example.com", PASSWORD)
     external = await world.service.sign_in_external("https://idp.example", "sub-9", "ANN@example.com", "Ann?", None)
     assert external.user.id != local.id
     assert external.user.email != "ann@example.com" and external.user.email.endswith("@external.invalid")

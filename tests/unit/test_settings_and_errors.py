@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import stat
+from pathlib import Path
 
 import httpx
 import pytest
@@ -12,22 +14,43 @@ from litestar import Litestar, get
 from entrypoints.http.errors import EXCEPTION_HANDLERS
 from entrypoints.http.request_id import request_id_middleware
 from entrypoints.logging_setup import JsonFormatter
-from entrypoints.settings import DEFAULT_SECRET, Settings, SettingsError
+from entrypoints.settings import KNOWN_PUBLIC_SECRETS, Settings, SettingsError
+
+OLD_PUBLISHED_DEFAULT = "dev-only-secret-change-me-in-production-please"
 
 
-def test_production_refuses_the_default_secret() -> None:
-    with pytest.raises(SettingsError, match="PERILSCOPE_SECRET_KEY"):
-        Settings.from_env({"PERILSCOPE_ENV": "production"})
-    settings = Settings.from_env({"PERILSCOPE_ENV": "production", "PERILSCOPE_SECRET_KEY": "s" * 40})
-    assert settings.secret_key != DEFAULT_SECRET
-    assert Settings.from_env({}).is_development
+@pytest.mark.parametrize("environment", ["development", "test", "production"])
+def test_a_published_secret_is_refused_in_every_mode(environment: str, tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="published"):
+        Settings.from_env(
+            {"PERILSCOPE_ENV": environment, "PERILSCOPE_SECRET_KEY": OLD_PUBLISHED_DEFAULT, "PERILSCOPE_VAR_DIR": str(tmp_path)}
+        )
+    assert OLD_PUBLISHED_DEFAULT in KNOWN_PUBLIC_SECRETS
 
 
-def test_short_secrets_and_long_tokens_are_refused() -> None:
+def test_without_a_configured_secret_one_is_made_once_and_kept_private(tmp_path: Path) -> None:
+    first = Settings.from_env({"PERILSCOPE_VAR_DIR": str(tmp_path)})
+    secret_file = tmp_path / "secret_key"
+    assert secret_file.read_text() == first.secret_key
+    assert stat.S_IMODE(secret_file.stat().st_mode) == 0o600
+    assert len(first.secret_key) >= 32 and first.secret_key not in KNOWN_PUBLIC_SECRETS
+    # The next start, and every other process on the machine, signs with the same key.
+    assert Settings.from_env({"PERILSCOPE_VAR_DIR": str(tmp_path), "PERILSCOPE_ENV": "production"}).secret_key == first.secret_key
+    other_machine = Settings.from_env({"PERILSCOPE_VAR_DIR": str(tmp_path / "elsewhere")})
+    assert other_machine.secret_key != first.secret_key
+
+
+def test_a_configured_secret_wins_and_writes_nothing(tmp_path: Path) -> None:
+    settings = Settings.from_env({"PERILSCOPE_SECRET_KEY": "s" * 40, "PERILSCOPE_VAR_DIR": str(tmp_path)})
+    assert settings.secret_key == "s" * 40
+    assert not (tmp_path / "secret_key").exists()
+
+
+def test_short_secrets_and_long_tokens_are_refused(tmp_path: Path) -> None:
     with pytest.raises(SettingsError):
         Settings.from_env({"PERILSCOPE_SECRET_KEY": "short"})
     with pytest.raises(SettingsError, match="50 minutes"):
-        Settings.from_env({"PERILSCOPE_ACCESS_TOKEN_MINUTES": "60"})
+        Settings.from_env({"PERILSCOPE_ACCESS_TOKEN_MINUTES": "60", "PERILSCOPE_VAR_DIR": str(tmp_path)})
 
 
 async def test_unhandled_error_is_logged_with_request_id_and_hidden(caplog: pytest.LogCaptureFixture) -> None:

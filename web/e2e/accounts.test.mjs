@@ -87,7 +87,7 @@ test('forgot password: the reset link from the outbox sets a new password', asyn
   await page.getByRole('link', { name: 'Back to login' }).or(page.getByRole('button', { name: 'Back to login' })).first().waitFor();
 
   const token = await resetTokenFor(email);
-  const newPassword = 'N3w!password';
+  const newPassword = 'N3w!Orchid-lamp';
   await page.goto(`/reset-password?token=${encodeURIComponent(token)}`);
   await page.getByLabel('New password').fill(newPassword);
   await page.getByLabel('Confirm password').fill(newPassword);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Annotated, Any
 
 import msgspec
@@ -10,17 +11,20 @@ from litestar import Request, Response, get, patch, post
 from litestar.background_tasks import BackgroundTask
 from litestar.params import FromPath, JSONBody
 
-from application.accounts import Session
-from application.errors import NotAuthenticated
+from application.accounts import SIGNUP_RECEIVED, AccountService, Session
+from application.ports import Mailer, OutgoingMail
 from domain.accounts import User
 from entrypoints.http.dependencies import Accounts, Claims, container_of
+
+log = logging.getLogger("perilscope.auth")
 
 REFRESH_COOKIE = "ps_refresh"
 REFRESH_COOKIE_PATH = "/api/auth"
 FORGOT_PASSWORD_MESSAGE = "If an account exists for that email, we have sent a password reset link."
 
 Email = Annotated[str, msgspec.Meta(max_length=254)]
-Password = Annotated[str, msgspec.Meta(max_length=256)]
+# Generous: the account rules give the right message for a password over 128 characters.
+Password = Annotated[str, msgspec.Meta(max_length=4096)]
 Token = Annotated[str, msgspec.Meta(max_length=4096)]
 
 
@@ -112,28 +116,47 @@ def set_refresh_cookie(request: Request, response: Response, session: Session) -
     )
 
 
-@post("/api/auth/signup", tags=["auth"], status_code=201)
-async def signup(data: JSONBody[SignupBody], accounts: Accounts) -> dict[str, Any]:
-    user = await accounts.sign_up(data.email, data.password, data.display_name)
-    return {"status": "success", "user": user_json(user)}
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
 
 
-@post("/api/auth/login", tags=["auth"], status_code=200)
+@post(
+    "/api/auth/signup",
+    tags=["auth"],
+    status_code=201,
+    summary="Create an account; answers alike for a new and a taken email (the owner is mailed)",
+)
+async def signup(request: Request, data: JSONBody[SignupBody], accounts: Accounts) -> Response:
+    receipt = await accounts.sign_up(data.email, data.password, data.display_name, client_address(request))
+    return Response(
+        {"status": "success", "message": SIGNUP_RECEIVED},
+        status_code=201,
+        background=BackgroundTask(send_quietly, container_of(request).mailer(), receipt.mail),
+    )
+
+
+@post("/api/auth/login", tags=["auth"], status_code=200, opt={"cookie_session": True})
 async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts) -> Response:
-    client = request.client.host if request.client else "unknown"
-    session = await accounts.log_in(data.email, data.password, data.remember_me, client)
+    session = await accounts.log_in(data.email, data.password, data.remember_me, client_address(request))
     return session_response(request, session)
 
 
-@post("/api/auth/refresh", tags=["auth"], status_code=200, summary="New access token from the refresh cookie (rotated)")
+@post(
+    "/api/auth/refresh",
+    tags=["auth"],
+    status_code=200,
+    opt={"cookie_session": True},
+    summary="New access token from the refresh cookie (rotated); 204 when there is no session",
+)
 async def refresh(request: Request, accounts: Accounts) -> Response:
     token = request.cookies.get(REFRESH_COOKIE)
     if not token:
-        raise NotAuthenticated("Not signed in")
+        # A signed-out visitor is a normal state, not an error: the web app asks on every page.
+        return Response(None, status_code=204)
     return session_response(request, await accounts.refresh(token))
 
 
-@post("/api/auth/logout", tags=["auth"], status_code=200)
+@post("/api/auth/logout", tags=["auth"], status_code=200, opt={"cookie_session": True})
 async def logout(request: Request, accounts: Accounts) -> Response:
     token = request.cookies.get(REFRESH_COOKIE)
     if token:
@@ -145,10 +168,31 @@ async def logout(request: Request, accounts: Accounts) -> Response:
 
 @post("/forgot-password", tags=["auth"], status_code=200, summary="Send a reset link; answers alike for unknown emails")
 async def forgot_password(request: Request, data: JSONBody[ForgotPasswordBody], accounts: Accounts) -> Response:
-    mail = await accounts.request_password_reset(data.email)
-    # Sent after the response, so known and unknown addresses take the same time to answer.
-    background = BackgroundTask(container_of(request).mailer().send, mail) if mail else None
-    return Response({"status": "success", "message": FORGOT_PASSWORD_MESSAGE}, background=background)
+    await accounts.admit_reset_request(client_address(request))
+    # Everything that depends on whether the account exists (the lookup, the stored link, the
+    # mail) happens after the answer is sent, so the answer and its timing are always the same.
+    return Response(
+        {"status": "success", "message": FORGOT_PASSWORD_MESSAGE},
+        background=BackgroundTask(send_reset_link, accounts, container_of(request).mailer(), data.email),
+    )
+
+
+async def send_reset_link(accounts: AccountService, mailer: Mailer, email: str) -> None:
+    try:
+        mail = await accounts.request_password_reset(email)
+    except Exception:  # noqa: BLE001 - the answer has been sent; log and carry on
+        log.exception("password reset request failed")
+        return
+    if mail is not None:
+        await send_quietly(mailer, mail)
+
+
+async def send_quietly(mailer: Mailer, mail: OutgoingMail) -> None:
+    """Mail sent after the answer: a failure is logged, it cannot change the answer."""
+    try:
+        await mailer.send(mail)
+    except Exception:  # noqa: BLE001
+        log.exception("sending mail failed")
 
 
 @post("/api/auth/reset-password", tags=["auth"], status_code=200)
@@ -158,8 +202,13 @@ async def reset_password(data: JSONBody[ResetPasswordBody], accounts: Accounts) 
 
 
 @post("/api/auth/change-password", tags=["auth"], status_code=200)
-async def change_password(data: JSONBody[ChangePasswordBody], claims: Claims, accounts: Accounts) -> dict[str, str]:
-    await accounts.change_password(claims.user_id, data.current_password, data.new_password)
+async def change_password(
+    request: Request, data: JSONBody[ChangePasswordBody], claims: Claims, accounts: Accounts
+) -> dict[str, str]:
+    # The refresh cookie (sent to /api/auth/*) names this browser's session, which stays signed in.
+    await accounts.change_password(
+        claims.user_id, data.current_password, data.new_password, request.cookies.get(REFRESH_COOKIE)
+    )
     return {"status": "success"}
 
 

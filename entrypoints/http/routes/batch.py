@@ -50,6 +50,7 @@ def job_json(request: Request, job: BatchJob) -> dict[str, Any]:
     status_code=200,
     request_max_body_size=UPLOAD_BODY_LIMIT,
     guards=[requires_sign_in],
+    opt={"body": "multipart"},
 )
 async def upload_csv(request: Request, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
     content = await data.file.read()

@@ -1,0 +1,69 @@
+"""`AttemptThrottle` in the database: one conditional upsert per attempt, so the check and the
+count are a single atomic statement on SQLite and PostgreSQL alike (domain/throttling.py is
+the model this statement implements)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy import case, delete, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from adapters.db.engine import upsert_insert
+from adapters.db.throttle_tables import ThrottleCounterRow
+from application.ports import Clock
+from domain.throttling import ThrottleRule, ThrottleState, next_attempt
+
+
+def hashed_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class SqlAttemptThrottle:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+        self._sessions = sessions
+        self._clock = clock
+
+    async def attempt(self, key: str, rule: ThrottleRule) -> float:
+        now = self._clock.now().timestamp()
+        row = ThrottleCounterRow.__table__.c
+        async with self._sessions() as session:
+            insert = upsert_insert(session.bind.dialect.name, ThrottleCounterRow).values(
+                key=hashed_key(key), attempts=1, last_attempt_at=now
+            )
+            statement = insert.on_conflict_do_update(
+                index_elements=["key"],
+                set_={
+                    "attempts": case((row.last_attempt_at <= now - rule.window_seconds, 1), else_=row.attempts + 1),
+                    "last_attempt_at": now,
+                },
+                where=or_(
+                    row.last_attempt_at <= now - rule.window_seconds,
+                    row.attempts < rule.free,
+                    row.last_attempt_at <= now - _wait_after(row.attempts, rule),
+                ),
+            ).returning(row.attempts)
+            admitted = (await session.execute(statement)).first() is not None
+            if admitted:
+                await session.commit()
+                return 0.0
+            stored = (
+                await session.execute(
+                    select(row.attempts, row.last_attempt_at).where(row.key == hashed_key(key))
+                )
+            ).first()
+        if stored is None:  # cleared between the two statements
+            return 0.0
+        _, wait = next_attempt(rule, ThrottleState(stored.attempts, stored.last_attempt_at), now)
+        return max(wait, 1.0)
+
+    async def clear(self, key: str) -> None:
+        async with self._sessions() as session:
+            await session.execute(delete(ThrottleCounterRow).where(ThrottleCounterRow.key == hashed_key(key)))
+            await session.commit()
+
+
+def _wait_after(attempts, rule: ThrottleRule):  # noqa: ANN001, ANN202
+    """`rule.wait_after(attempts)` as SQL: a CASE over the few doubling steps before the maximum."""
+    steps = [(attempts == rule.free + n, rule.wait_after(rule.free + n)) for n in range(rule.doublings_to_max)]
+    return case(*steps, else_=float(rule.max_wait_seconds)) if steps else float(rule.max_wait_seconds)
