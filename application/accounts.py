@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
@@ -28,7 +28,7 @@ from application.throttles import (
     LOGIN_PER_ADDRESS,
     RESET_MAILS_PER_ACCOUNT,
     RESET_REQUESTS_PER_ADDRESS,
-    SIGNUP_PER_ADDRESS,
+    signups_per_address_rule,
     throttled,
 )
 from domain.accounts import (
@@ -41,6 +41,7 @@ from domain.accounts import (
     unmet_password_rules,
 )
 from domain.quota import Quota, month_key
+from domain.throttling import ThrottleRule
 
 INVALID_CREDENTIALS = "Invalid email or password"
 SIGNUP_RECEIVED = "Account created. Please sign in."
@@ -59,6 +60,7 @@ class AccountPolicy:
     session_refresh_lifetime: timedelta = timedelta(hours=12)  # without 'Remember me'
     reset_lifetime: timedelta = timedelta(minutes=30)
     reset_url_base: str = "http://127.0.0.1:8000"
+    signups_per_address: ThrottleRule = field(default_factory=lambda: signups_per_address_rule(20))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +126,7 @@ class AccountService:
         email = normalize_email(email)
         if not is_valid_email(email):
             raise InvalidInput("Please enter a valid email address")
-        await throttled(self._throttle, f"signup-address:{client}", SIGNUP_PER_ADDRESS, "sign-up attempts")
+        await throttled(self._throttle, f"signup-address:{client}", self._policy.signups_per_address, "sign-up attempts")
         try:
             user = await self.create_user(email, password, display_name)
         except Conflict:
@@ -164,9 +166,10 @@ class AccountService:
         password_ok = await self._hasher.verify(stored_hash, password)
         if user is None or user.password_hash is None or not password_ok:
             raise NotAuthenticated(INVALID_CREDENTIALS)
-        # Only the account's count: clearing the address's would let a guesser reset it by
-        # signing in to an account of their own between guesses.
+        # The account starts afresh; the address only takes back this one attempt, since clearing
+        # it would let a guesser reset it by signing in to an account of their own between guesses.
         await self._throttle.clear(f"login-account:{email}")
+        await self._throttle.refund(f"login-address:{client}")
         return await self._start_session(user, persistent=remember_me)
 
     async def sign_in_external(

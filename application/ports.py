@@ -143,6 +143,9 @@ class AttemptThrottle(Protocol):
     never all slip through; it returns 0 when admitted, else the seconds to wait."""
 
     async def attempt(self, key: str, rule: ThrottleRule) -> float: ...
+    async def refund(self, key: str) -> None:
+        """Take back one admitted attempt (it succeeded), so only failures add up."""
+        ...
     async def clear(self, key: str) -> None: ...
 
 

@@ -13,7 +13,15 @@ MINUTE, HOUR = 60, 3600
 LOGIN_PER_ACCOUNT = ThrottleRule(free=5, window_seconds=15 * MINUTE, first_wait_seconds=30, max_wait_seconds=15 * MINUTE)
 # An office behind one address has several people signing in; a guesser spraying accounts does not.
 LOGIN_PER_ADDRESS = ThrottleRule(free=20, window_seconds=15 * MINUTE, first_wait_seconds=MINUTE, max_wait_seconds=15 * MINUTE)
-SIGNUP_PER_ADDRESS = ThrottleRule(free=10, window_seconds=HOUR, first_wait_seconds=5 * MINUTE, max_wait_seconds=HOUR)
+
+
+
+def signups_per_address_rule(per_hour: int) -> ThrottleRule:
+    """Sign-ups from one address (PERILSCOPE_SIGNUPS_PER_ADDRESS_PER_HOUR): an office may sign up
+    its team at once; a script creating accounts may not."""
+    return ThrottleRule(free=per_hour, window_seconds=HOUR, first_wait_seconds=5 * MINUTE, max_wait_seconds=HOUR)
+
+
 RESET_REQUESTS_PER_ADDRESS = ThrottleRule(free=10, window_seconds=HOUR, first_wait_seconds=5 * MINUTE, max_wait_seconds=HOUR)
 # Reset mails one account receives: beyond these, requests are answered alike and send nothing.
 RESET_MAILS_PER_ACCOUNT = ThrottleRule(free=3, window_seconds=HOUR, first_wait_seconds=10 * MINUTE, max_wait_seconds=HOUR)

@@ -54,3 +54,10 @@ def next_attempt(rule: ThrottleRule, state: ThrottleState | None, now: float) ->
     if wait > 0 and ready_at > now:
         return None, ready_at - now
     return ThrottleState(state.attempts + 1, now), 0.0
+
+
+def refunded(state: ThrottleState | None) -> ThrottleState | None:
+    """An admitted attempt that turned out harmless (a correct password) no longer counts."""
+    if state is None:
+        return None
+    return ThrottleState(max(0, state.attempts - 1), state.last_attempt_at)

@@ -38,6 +38,10 @@ def serve(host: str, port: int) -> None:
     """Serve the API and the web app."""
     import uvicorn
 
+    # Links in mails (password reset) point where this server answers, unless a public base URL
+    # (a proxy, https) is configured.
+    os.environ.setdefault("PERILSCOPE_BASE_URL", f"http://{host}:{port}")
+
     uvicorn.run("entrypoints.asgi:app", host=host, port=port, log_config=None, access_log=False)
 
 

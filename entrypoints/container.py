@@ -17,15 +17,15 @@ from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from adapters.security.passwords import Argon2PasswordHasher
-from adapters.security.redis_throttle import RedisAttemptThrottle
+from adapters.security.redis_throttle import RedisAttemptThrottle, redis_client
 from adapters.db.throttle import SqlAttemptThrottle
-from redis.asyncio import Redis
 from adapters.db.settings_repository import SqlSystemSettingsStore
 from adapters.db.user_directory import SqlUserDirectory
 from adapters.db.user_roles import CachedUserRoles
 from application.accounts import AccountPolicy, AccountService
 from application.admin import AdminService
 from application.rate_limit import RequestRateLimit
+from application.throttles import signups_per_address_rule
 from domain.system_settings import SystemSettings
 from adapters.db.batch_repository import SqlBatchStore
 from adapters.jobs.in_process import InProcessJobQueue
@@ -76,7 +76,7 @@ class Container(containers.DeclarativeContainer):
         database=providers.Singleton(SqlAttemptThrottle, sessions=session_factory, clock=clock),
         redis=providers.Singleton(
             RedisAttemptThrottle,
-            redis=providers.Singleton(Redis.from_url, settings.provided.redis_url),
+            redis=providers.Singleton(redis_client, settings.provided.redis_url),
             clock=clock,
         ),
     )
@@ -112,7 +112,11 @@ class Container(containers.DeclarativeContainer):
         ),
     )
 
-    account_policy = providers.Singleton(AccountPolicy, reset_url_base=settings.provided.base_url)
+    account_policy = providers.Singleton(
+        AccountPolicy,
+        reset_url_base=settings.provided.base_url,
+        signups_per_address=providers.Callable(signups_per_address_rule, settings.provided.signups_per_address_per_hour),
+    )
     accounts = providers.Singleton(
         AccountService,
         uow=unit_of_work.provider,

@@ -58,6 +58,7 @@ class Settings:
     geocoder: str = "embedded"  # or 'census'
     job_queue: str = "inprocess"  # or 'taskiq' (workers: `perilscope worker`)
     redis_url: str = "redis://127.0.0.1:6379/0"
+    signups_per_address_per_hour: int = 20
     throttle: str = "database"  # where sign-in and other attempt counters live: 'database' or 'redis'
     job_queue_name: str = "perilscope:batch"
     places_provider: str = "registry"  # or 'google', 'yelp'
@@ -110,6 +111,7 @@ class Settings:
             job_queue=get("PERILSCOPE_JOB_QUEUE", defaults.job_queue),
             redis_url=get("REDIS_URL", defaults.redis_url),
             throttle=get("PERILSCOPE_THROTTLE", defaults.throttle),
+            signups_per_address_per_hour=int(get("PERILSCOPE_SIGNUPS_PER_ADDRESS_PER_HOUR", "20")),
             job_queue_name=get("PERILSCOPE_JOB_QUEUE_NAME", defaults.job_queue_name),
             places_provider=get("PERILSCOPE_PLACES_PROVIDER", defaults.places_provider),
             google_maps_api_key=get("GOOGLE_MAPS_API_KEY"),

@@ -13,7 +13,7 @@ from application.accounts import AccountPolicy, AccountService
 from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
-from domain.throttling import ThrottleRule, ThrottleState, next_attempt
+from domain.throttling import ThrottleRule, ThrottleState, next_attempt, refunded
 
 
 class FakeClock:
@@ -186,6 +186,11 @@ class InMemoryThrottle:
         if state is not None:
             self.states[key] = state
         return wait
+
+    async def refund(self, key: str) -> None:
+        state = refunded(self.states.get(key))
+        if state is not None:
+            self.states[key] = state
 
     async def clear(self, key: str) -> None:
         self.states.pop(key, None)

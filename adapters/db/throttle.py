@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlalchemy import case, delete, or_, select
+from sqlalchemy import case, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.engine import upsert_insert
@@ -56,6 +56,15 @@ class SqlAttemptThrottle:
             return 0.0
         _, wait = next_attempt(rule, ThrottleState(stored.attempts, stored.last_attempt_at), now)
         return max(wait, 1.0)
+
+    async def refund(self, key: str) -> None:
+        async with self._sessions() as session:
+            await session.execute(
+                update(ThrottleCounterRow)
+                .where(ThrottleCounterRow.key == hashed_key(key), ThrottleCounterRow.attempts > 0)
+                .values(attempts=ThrottleCounterRow.attempts - 1)
+            )
+            await session.commit()
 
     async def clear(self, key: str) -> None:
         async with self._sessions() as session:

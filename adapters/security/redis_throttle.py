@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 from application.ports import Clock
 from domain.throttling import ThrottleRule
@@ -32,12 +32,26 @@ return '0'
 """
 
 
+def redis_client(url: str, max_connections: int = 50) -> Redis:
+    """A bounded pool that makes a burst wait for a connection instead of failing."""
+    return Redis(connection_pool=BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=10))
+
+
+REFUND_SCRIPT = """
+if tonumber(redis.call('HGET', KEYS[1], 'attempts') or '0') > 0 then
+  redis.call('HINCRBY', KEYS[1], 'attempts', -1)
+end
+return 0
+"""
+
+
 class RedisAttemptThrottle:
     def __init__(self, redis: Redis, clock: Clock, prefix: str = "perilscope:throttle:") -> None:
         self._redis = redis
         self._clock = clock
         self._prefix = prefix
         self._script = redis.register_script(ATTEMPT_SCRIPT)
+        self._refund = redis.register_script(REFUND_SCRIPT)
 
     def _key(self, key: str) -> str:
         return self._prefix + hashlib.sha256(key.encode()).hexdigest()
@@ -51,6 +65,9 @@ class RedisAttemptThrottle:
             )
         )
         return 0.0 if wait == 0 else max(wait, 1.0)
+
+    async def refund(self, key: str) -> None:
+        await self._refund(keys=[self._key(key)])
 
     async def clear(self, key: str) -> None:
         await self._redis.delete(self._key(key))

@@ -81,3 +81,21 @@ def test_mail_outbox_shows_stored_messages(database: Path) -> None:
     assert "to ann@example.com" in shown.output
     assert "Subject: Reset your PerilScope password" in shown.output
     assert "https://x/reset?token=t1" in shown.output
+
+
+def test_serve_builds_links_from_its_host_and_port(database: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    from entrypoints.settings import Settings
+
+    monkeypatch.delenv("PERILSCOPE_BASE_URL", raising=False)
+    seen: dict[str, str] = {}
+    # The server process builds its settings from the environment serve leaves it.
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: seen.update(base_url=Settings.from_env().base_url))
+    result = CliRunner().invoke(main, ["serve", "--host", "127.0.0.1", "--port", "9137"])
+    assert result.exit_code == 0, result.output
+    assert seen["base_url"] == "http://127.0.0.1:9137"
+
+    monkeypatch.setenv("PERILSCOPE_BASE_URL", "https://risk.example.com")
+    CliRunner().invoke(main, ["serve", "--port", "9137"])
+    assert seen["base_url"] == "https://risk.example.com"  # a configured public URL wins

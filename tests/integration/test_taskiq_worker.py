@@ -50,7 +50,7 @@ async def test_a_worker_process_runs_the_job(migrated_database_url: str, tmp_pat
     container = build_container(settings_for_tests(migrated_database_url, job_queue="taskiq", redis_url=REDIS_URL, job_queue_name=queue_name))
     email = f"worker-{uuid.uuid4().hex[:8]}@example.com"
     try:
-        user = await container.accounts().sign_up(email, "Str0ng!pass")
+        user = await container.accounts().create_user(email, "Str0ng!pass")
         caller = AccessClaims(user.id)
         upload = await container.batch().upload(caller, "remote.csv", CSV)
         job = await container.batch().start(caller, upload.id)

@@ -23,6 +23,8 @@ fail() { echo "e2e: $1" >&2; [ -f "$TMP/server.log" ] && { echo "--- server log"
 PORT=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 export DATABASE_URL="sqlite+aiosqlite:///$TMP/e2e.db"
 export PERILSCOPE_ENV=test
+# Every browser test signs up from 127.0.0.1; the per-address sign-up throttle has its own tests.
+export PERILSCOPE_SIGNUPS_PER_ADDRESS_PER_HOUR=1000
 export PERILSCOPE_BASE_URL="http://127.0.0.1:$PORT"
 export PERILSCOPE_LOG_LEVEL="${PERILSCOPE_LOG_LEVEL:-WARNING}"
 export BASE_URL="$PERILSCOPE_BASE_URL"
