@@ -11,6 +11,7 @@ from typing import Any
 from application.errors import InvalidInput, NotAuthenticated, NotFound, QuotaExceeded
 from application.lookup_ports import (
     AddressParser,
+    CountyLocator,
     CountyPerils,
     Geocoder,
     NaicsClassifier,
@@ -24,6 +25,7 @@ from application.lookup_ports import (
 from application.ports import AccessClaims, Clock, SystemSettingsStore, UserRoles
 from application.rate_limit import RequestRateLimit
 from domain.accounts import Role
+from domain.county_choice import CountyChoice
 from domain.address import YEAR_BUILT, AddressError, format_address_text, parse_address_text
 from domain.occupancy import UNKNOWN, Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
@@ -44,6 +46,7 @@ class LookupProviders:
     geocoder: Geocoder
     places: PlacesProvider
     perils: PerilScoresSource
+    locator: CountyLocator
     buildings: PropertyRecords
     naics: NaicsClassifier
 
@@ -133,18 +136,57 @@ class LookupService:
             return None
         now = self._clock.now()
         stored = await self._searches.latest_answer(str(address.key), since=now - timedelta(hours=CACHE_HOURS))
-        return None if stored is None else reuse_provider_data(stored, address, query, now.isoformat())
+        if stored is None:
+            return None
+        # The county depends on the city typed, not only on the building: a cached answer serves
+        # only an asker whose address leads to the same county.
+        choice = await self._p.locator.locate(address)
+        if (stored.get("location") or {}).get("county_fips") != choice.county_fips:
+            return None
+        county = await self._p.perils.for_county(choice.county_fips) if choice.county_fips else None
+        answer = reuse_provider_data(stored, address, query, now.isoformat())
+        answer["location"] = await self._location_json(choice, county)
+        return answer
 
     async def answer(self, address: ParsedAddress, query: str) -> dict[str, Any]:
         """The full answer for one parsed address (shared by single lookups and batches)."""
         # Sequential on purpose: each is one indexed query, and the embedded adapters share a database.
         building = await self._p.buildings.building_at(address.key)
-        county = await self._p.perils.for_zip(address.zip5)
+        choice = await self._p.locator.locate(address)
+        county = await self._p.perils.for_county(choice.county_fips) if choice.county_fips else None
         point = await self._p.geocoder.geocode(address)
         if building is not None and building.lat is not None and building.lng is not None:
             point = GeoPoint(building.lat, building.lng, "building")
         occupants = await self._classified(await self._p.places.occupants_at(address, point))
-        return self._result(address, query, point, building, county, occupants)
+        result = self._result(address, query, point, building, county, occupants)
+        result["location"] = await self._location_json(choice, county)
+        return result
+
+    async def _location_json(self, choice: CountyChoice, county: CountyPerils | None) -> dict[str, Any]:
+        """How the county was chosen and how sure it is, with the other candidates and their
+        composite score, so a doubtful answer can be checked against its alternatives."""
+        alternatives = []
+        for candidate in choice.alternatives:
+            other = await self._p.perils.for_county(candidate.county_fips)
+            alternatives.append({
+                "county_fips": candidate.county_fips,
+                "county_name": other.county_name if other else None,
+                "state": other.state if other else None,
+                "share": round(candidate.share, 4),
+                "Total_Score": other.scores.total if other else None,
+                "risk_rating": other.scores.total_rating if other else None,
+            })
+        return {
+            "method": choice.method,
+            "county_fips": choice.county_fips,
+            "county_name": county.county_name if county else None,
+            "state": county.state if county else None,
+            "confidence": round(choice.confidence, 4) if choice.confidence is not None else None,
+            "low_confidence": choice.low_confidence,
+            "alternatives": alternatives,
+            "notes": list(choice.notes),
+            "source": self._p.locator.name,
+        }
 
     async def _classified(self, occupants: list[Occupant]) -> list[Occupant]:
         filled = [

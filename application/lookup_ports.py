@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from domain.address import BuildingKey
+from domain.county_choice import CountyChoice
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import PerilScores
 
@@ -30,7 +31,17 @@ class CountyPerils:
 class PerilScoresSource(Protocol):
     name: str
 
-    async def for_zip(self, zip5: str) -> CountyPerils | None: ...
+    async def for_county(self, county_fips: str) -> CountyPerils | None:
+        """None for a county the loaded data does not score at all."""
+        ...
+
+
+class CountyLocator(Protocol):
+    name: str
+
+    async def locate(self, address: ParsedAddress) -> CountyChoice:
+        """The county, how sure, the other candidates, and notes on what disagreed."""
+        ...
 
 
 class Geocoder(Protocol):

@@ -41,6 +41,7 @@ from adapters.reference_data.memory_index import (
     NaicsTable,
     NriCountyScores,
     ReferenceIndex,
+    ZipAndPlaceCountyLocator,
     ZipCentroidGeocoder,
 )
 from adapters.db.search_repositories import SqlQuotaLedger, SqlSearchStore
@@ -195,6 +196,7 @@ class Container(containers.DeclarativeContainer):
         geocoder=geocoder,
         places=places,
         perils=providers.Singleton(NriCountyScores, index=reference_index),
+        locator=providers.Singleton(ZipAndPlaceCountyLocator, index=reference_index),
         buildings=providers.Singleton(BuildingRecords, index=reference_index),
         naics=providers.Singleton(NaicsTable, index=reference_index),
     )

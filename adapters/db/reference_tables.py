@@ -43,6 +43,35 @@ class ZipCountyRow(Base):
     source: Mapped[str | None] = mapped_column(String(20))
 
 
+class ZipCountyShareRow(Base):
+    """HUD-USPS ZIP → county crosswalk: the share of the ZIP's addresses in each county."""
+
+    __tablename__ = "zip_county_share"
+
+    zip: Mapped[str] = mapped_column(String(5), primary_key=True)
+    county_fips: Mapped[str] = mapped_column(String(5), primary_key=True)
+    total_share: Mapped[float] = mapped_column(Float)
+    residential_share: Mapped[float | None] = mapped_column(Float)
+    business_share: Mapped[float | None] = mapped_column(Float)
+    preferred_city: Mapped[str | None] = mapped_column(String(100))
+    preferred_state: Mapped[str | None] = mapped_column(String(2))
+
+
+class PlaceCountyRow(Base):
+    """A place (city, CDP, town or township) in a county, with the share of its population there."""
+
+    __tablename__ = "place_county"
+    __table_args__ = (Index(None, "state", "place_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    state: Mapped[str] = mapped_column(String(2))
+    place_key: Mapped[str] = mapped_column(String(120))  # domain/county_choice.py place_key()
+    place_name: Mapped[str] = mapped_column(String(120))
+    county_fips: Mapped[str] = mapped_column(String(5))
+    share: Mapped[float | None] = mapped_column(Float)
+    source: Mapped[str] = mapped_column(String(40))
+
+
 class NaicsCodeRow(Base):
     __tablename__ = "naics_code"
 
@@ -106,7 +135,7 @@ class DatasetLoadRow(Base):
     dataset: Mapped[str] = mapped_column(String(60), primary_key=True)
     version: Mapped[str | None] = mapped_column(String(100))
     row_count: Mapped[int] = mapped_column(Integer)
-    source_file: Mapped[str] = mapped_column(String(500))
-    source_fingerprint: Mapped[str] = mapped_column(String(100))
+    source_file: Mapped[str] = mapped_column(String(2000))
+    source_fingerprint: Mapped[str] = mapped_column(String(1000))  # name:size:mtime of each file
     loaded_at: Mapped[datetime]
     seconds: Mapped[float] = mapped_column(Float)

@@ -19,11 +19,14 @@ from adapters.db.reference_tables import (
     DatasetLoadRow,
     NaicsCodeRow,
     NriCountyRow,
+    PlaceCountyRow,
     ZipCountyRow,
+    ZipCountyShareRow,
 )
 from adapters.naics_mapping import naics_for_types
 from application.lookup_ports import CountyPerils
 from domain.address import BuildingKey
+from domain.county_choice import CountyChoice, CountyShare, choose_county, place_key, with_note
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
 
@@ -33,6 +36,12 @@ RECHECK_SECONDS = 30.0
 @dataclass(slots=True)
 class ReferenceData:
     county_by_zip: dict[str, CountyPerils | None] = field(default_factory=dict)
+    counties: dict[str, CountyPerils] = field(default_factory=dict)
+    zip_shares: dict[str, tuple[CountyShare, ...]] = field(default_factory=dict)
+    zip_state: dict[str, str] = field(default_factory=dict)
+    # (state, place key) → county → share of the place's population, from the best source that
+    # knows the place (Geocorr, then Census towns and townships, then SimpleMaps cities).
+    place_shares: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     centroid_by_zip: dict[str, tuple[float, float]] = field(default_factory=dict)
     businesses_by_key: dict[BuildingKey, list[BusinessRow]] = field(default_factory=dict)
     building_by_key: dict[BuildingKey, Building] = field(default_factory=dict)
@@ -68,10 +77,15 @@ class ReferenceIndex:
 async def _load(session: AsyncSession) -> ReferenceData:
     data = ReferenceData()
     counties = {row.county_fips: _county(row) for row in await session.scalars(select(NriCountyRow))}
-    for zip_row in (await session.execute(select(ZipCountyRow.zip, ZipCountyRow.county_fips, ZipCountyRow.lat, ZipCountyRow.lng))).all():
+    data.counties = counties
+    zip_rows = select(ZipCountyRow.zip, ZipCountyRow.county_fips, ZipCountyRow.state, ZipCountyRow.lat, ZipCountyRow.lng)
+    for zip_row in (await session.execute(zip_rows)).all():
         data.county_by_zip[zip_row.zip] = counties.get(zip_row.county_fips or "")
+        if zip_row.state:
+            data.zip_state[zip_row.zip] = zip_row.state
         if zip_row.lat is not None and zip_row.lng is not None:
             data.centroid_by_zip[zip_row.zip] = (zip_row.lat, zip_row.lng)
+    await _load_county_shares(session, data)
     businesses: dict[BuildingKey, list[BusinessRow]] = defaultdict(list)
     for row in await session.scalars(select(BusinessRow).where(BusinessRow.building_street.is_not(None)).order_by(BusinessRow.name)):
         businesses[BuildingKey(row.building_street, row.building_zip)].append(row)
@@ -82,6 +96,28 @@ async def _load(session: AsyncSession) -> ReferenceData:
     data.naics_titles = dict((await session.execute(select(NaicsCodeRow.code, NaicsCodeRow.title))).all())
     session.expunge_all()
     return data
+
+
+PLACE_SOURCES_BEST_FIRST = ("geocorr2022", "census_places", "simplemaps_cities")
+
+
+async def _load_county_shares(session: AsyncSession, data: ReferenceData) -> None:
+    shares: dict[str, list[CountyShare]] = defaultdict(list)
+    share_rows = select(ZipCountyShareRow.zip, ZipCountyShareRow.county_fips, ZipCountyShareRow.total_share,
+                        ZipCountyShareRow.preferred_state)
+    for row in (await session.execute(share_rows)).all():
+        shares[row.zip].append(CountyShare(row.county_fips, row.total_share))
+        if row.preferred_state:
+            data.zip_state[row.zip] = row.preferred_state  # USPS's own state wins
+    data.zip_shares = {zip5: tuple(candidates) for zip5, candidates in shares.items()}
+    by_source: dict[str, dict[tuple[str, str], dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+    place_rows = select(PlaceCountyRow.state, PlaceCountyRow.place_key, PlaceCountyRow.county_fips,
+                        PlaceCountyRow.share, PlaceCountyRow.source)
+    for row in (await session.execute(place_rows)).all():
+        counties = by_source[row.source][(row.state, row.place_key)]
+        counties[row.county_fips] = max(counties.get(row.county_fips, 0.0), row.share or 0.0)
+    for source in reversed(PLACE_SOURCES_BEST_FIRST):  # better sources overwrite
+        data.place_shares.update(by_source.get(source, {}))
 
 
 def _county(row: NriCountyRow) -> CountyPerils:
@@ -117,15 +153,44 @@ def _building(row: BuildingRow) -> Building:
 
 
 class NriCountyScores:
-    """ZIP → primary county → that county's NRI scores (county scores, not ZIP-level risk)."""
+    """A county's NRI scores (county scores, not risk computed for the address)."""
 
     name = "FEMA National Risk Index (county)"
 
     def __init__(self, index: ReferenceIndex) -> None:
         self._index = index
 
-    async def for_zip(self, zip5: str) -> CountyPerils | None:
-        return (await self._index.data()).county_by_zip.get(zip5)
+    async def for_county(self, county_fips: str) -> CountyPerils | None:
+        return (await self._index.data()).counties.get(county_fips)
+
+
+class ZipAndPlaceCountyLocator:
+    """The county from the ZIP's address shares and the city named (domain/county_choice.py)."""
+
+    name = "HUD-USPS ZIP–county shares with Census place–county shares"
+
+    def __init__(self, index: ReferenceIndex) -> None:
+        self._index = index
+
+    async def locate(self, address: ParsedAddress) -> CountyChoice:
+        data = await self._index.data()
+        state = (address.state or "").upper()
+        zip_shares = data.zip_shares.get(address.zip5)
+        if zip_shares is None and (primary := data.county_by_zip.get(address.zip5)) is not None:
+            zip_shares = (CountyShare(primary.county_fips, 1.0),)  # a ZIP HUD lacks: its one known county
+        zip_state = data.zip_state.get(address.zip5)
+        # A place is looked up in the state the address names; a ZIP of another state says nothing about it.
+        place = data.place_shares.get((state or zip_state or "", place_key(address.city or ""))) if address.city else None
+        choice = choose_county(zip_shares or (), place or {})
+        if zip_shares is None:
+            choice = with_note(choice, f"ZIP code {address.zip5} is not a ZIP code we know (it may be new, retired or mistyped).")
+        elif state and zip_state and state != zip_state:
+            choice = with_note(
+                choice,
+                f"ZIP code {address.zip5} is in {zip_state}, but the address says {state}: "
+                "the county comes from the ZIP code; check the address.",
+            )
+        return choice
 
 
 class ZipCentroidGeocoder:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from domain.address import building_key
+from domain.county_choice import place_key
 from domain.perils import HAZARDS
 
 Rows = list[dict[str, object]]
@@ -124,6 +125,79 @@ def read_zip_counties(path: Path) -> Rows:
     return _records(out)
 
 
+def read_hud_zip_county_shares(path: Path) -> Rows:
+    """HUD-USPS ZIP–county crosswalk with ratios (`zip, county_fips, res_ratio, bus_ratio,
+    tot_ratio`, optionally `county_fips_nri` for Connecticut's planning regions)."""
+    frame = _csv(path)
+    frame.columns = [c.lower() for c in frame.columns]
+    _require(frame, path, ["zip", "county_fips", "tot_ratio"])
+    county = frame["county_fips_nri"] if "county_fips_nri" in frame else frame["county_fips"]
+    out = pd.DataFrame(
+        {
+            "zip": frame["zip"].str.zfill(5),
+            "county_fips": county.str.zfill(5),
+            "total_share": _number(frame["tot_ratio"]),
+            "residential_share": _number(frame["res_ratio"]) if "res_ratio" in frame else None,
+            "business_share": _number(frame["bus_ratio"]) if "bus_ratio" in frame else None,
+            "preferred_city": frame.get("usps_zip_pref_city"),
+            "preferred_state": frame.get("usps_zip_pref_state"),
+        }
+    )
+    # Rows whose county could not be decided (a few Connecticut ZIPs, HUD's 99999) say nothing.
+    out = out[out["county_fips"].notna() & (out["county_fips"] != "99999") & out["total_share"].notna()]
+    return _records(out.drop_duplicates(["zip", "county_fips"]))
+
+
+def _place_rows(frame: pd.DataFrame, source: str, share: pd.Series) -> Rows:
+    county = frame["county_fips_nri"] if "county_fips_nri" in frame else frame["county_fips"]
+    out = pd.DataFrame(
+        {
+            "state": frame["state"],
+            "place_key": frame["place_name"].fillna("").map(place_key),
+            "place_name": frame["place_name"],
+            "county_fips": county.str.zfill(5),
+            "share": share,
+            "source": source,
+        }
+    )
+    return _records(out[out["county_fips"].notna() & (out["place_key"] != "")])
+
+
+def read_geocorr_place_counties(path: Path) -> Rows:
+    """Geocorr 2022 place → county with `share_of_place_pop` (the principal county table)."""
+    frame = _csv(path)
+    _require(frame, path, ["state", "place_name", "share_of_place_pop"])
+    return _place_rows(frame, "geocorr2022", _number(frame["share_of_place_pop"]))
+
+
+def read_census_place_counties(path: Path) -> Rows:
+    """Census national_places.txt, split per county: towns and townships too; no population, so a
+    place in n counties gives each 1/n."""
+    frame = _csv(path)
+    _require(frame, path, ["state", "place_name", "n_counties"])
+    return _place_rows(frame, "census_places", 1.0 / _number(frame["n_counties"]))
+
+
+def read_simplemaps_city_counties(path: Path) -> Rows:
+    """SimpleMaps cities: one county per city (its point), one row per city × ZIP in the file."""
+    frame = _csv(path).rename(columns={"city": "place_name"})
+    _require(frame, path, ["state", "place_name", "county_fips"])
+    frame = frame.drop_duplicates(["state", "place_name", "county_fips"])
+    return _place_rows(frame, "simplemaps_cities", pd.Series(1.0, index=frame.index))
+
+
+def read_place_counties(path: Path) -> Rows:
+    by_name = {
+        "place_county_geocorr2022": read_geocorr_place_counties,
+        "place_county_census_national_places": read_census_place_counties,
+        "city_zip_county_simplemaps": read_simplemaps_city_counties,
+    }
+    stem = path.name.split(".")[0]
+    if stem not in by_name:
+        raise DataFileError(f"{path.name} is not a place → county table this loader knows")
+    return by_name[stem](path)
+
+
 # --- NAICS ----------------------------------------------------------------------------------
 
 
@@ -234,6 +308,21 @@ def read_generic_buildings(path: Path) -> Rows:
 EMBEDDED_DATASETS: tuple[Dataset, ...] = (
     Dataset("nri_counties", "nri_county", ("nri_counties_dec2025_scores.csv",), read_nri_counties, "NRI v1.20.0 (December 2025)"),
     Dataset("zip_counties", "zip_county", ("zip_county_primary.csv.gz",), read_zip_counties, "SimpleMaps 2024 + GeoNames"),
+    Dataset(
+        "zip_county_shares", "zip_county_share", ("zip_county_hud_2023q1.csv.gz",), read_hud_zip_county_shares,
+        "HUD-USPS ZIP–County crosswalk 2023 Q1",
+    ),
+    Dataset(
+        "place_counties",
+        "place_county",
+        (
+            "place_county_geocorr2022.csv.gz",
+            "place_county_census_national_places.csv.gz",
+            "city_zip_county_simplemaps.csv.gz",
+        ),
+        read_place_counties,
+        "Geocorr 2022, Census national places, SimpleMaps cities",
+    ),
     Dataset("naics", "naics_code", ("naics_2022.csv",), read_naics, "NAICS 2022"),
     Dataset(
         "businesses",

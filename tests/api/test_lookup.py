@@ -136,3 +136,32 @@ async def test_export_of_one_result_is_grouped_csv(client: AsyncClient) -> None:
     ]
     assert rows[0]["address"].startswith("701 5th Ave") and all(r["address"] == "" for r in rows[1:])
     assert len(rows) >= 20
+
+
+async def test_the_county_follows_the_zips_addresses_and_the_city_named(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "anchorage@example.com")
+    result = (await _look_up(client, user["headers"], "4800 Cordova St, Anchorage, AK 99503")).json()["result"]
+    location = result["location"]
+    # Not Bethel Census Area, whose rural part of the ZIP is larger in area.
+    assert location["county_fips"] == "02020" and result["receipt"]["county_fips"] == "02020"
+    assert location["method"] in ("zip", "zip_and_place") and location["confidence"] >= 0.8
+    assert location["low_confidence"] is False
+
+
+async def test_a_state_and_zip_that_disagree_are_told_and_marked(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "mismatch@example.com")
+    result = (await _look_up(client, user["headers"], "701 5th Ave, Seattle, WA 10001")).json()["result"]
+    location = result["location"]
+    assert location["low_confidence"] is True
+    assert any("10001 is in NY, but the address says WA" in note for note in location["notes"])
+
+
+async def test_a_multi_county_zip_lists_its_alternatives_with_their_scores(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "duluth@example.com")
+    result = (await _look_up(client, user["headers"], "3620 Howell Ferry Rd, Duluth, GA 30097")).json()["result"]
+    location = result["location"]
+    assert location["county_fips"] == "13135"  # Gwinnett, where Duluth is
+    assert location["alternatives"], location
+    for other in location["alternatives"]:
+        assert other["county_fips"] != "13135" and 0 <= other["share"] < location["confidence"]
+        assert other["county_name"] and other["Total_Score"] is not None
