@@ -6,7 +6,7 @@ import re
 
 import usaddress
 
-from domain.address import EMPTY_ADDRESS, AddressError, building_key, normalize_zip
+from domain.address import EMPTY_ADDRESS, AddressError, BuildingKey, building_key, normalize_zip
 from domain.occupancy import ParsedAddress
 
 MAX_ADDRESS_LENGTH = 300
@@ -17,6 +17,10 @@ STREET_PARTS = (
 UNIT_PARTS = ("OccupancyType", "OccupancyIdentifier", "SubaddressType", "SubaddressIdentifier")
 HINT = "Enter the full address: street, city, state, ZIP."
 _ZIP_ANYWHERE = re.compile(r"\b(\d{5})(?:-\d{4})?\b\s*(?:,?\s*(?:USA?|United States))?\s*$", re.IGNORECASE)
+# "street part, CITY, ST 12345": the shape of an address whose street usaddress cannot tag.
+_CITY_STATE_ZIP = re.compile(
+    r"^(?P<street>.*?),\s*(?P<city>[^,]+?),?\s+(?P<state>[A-Za-z]{2})\.?,?\s+\d{5}(?:-\d{4})?\b", re.IGNORECASE
+)
 
 
 class UsaddressParser:
@@ -29,13 +33,10 @@ class UsaddressParser:
         parts = _tag(text)
         street = " ".join(parts[p] for p in STREET_PARTS if parts.get(p)).strip(" ,")
         zip5 = normalize_zip(parts.get("ZipCode", "")) or _trailing_zip(text)
-        missing = []
-        if not parts.get("AddressNumber") or not parts.get("StreetName"):
-            missing.append("a street number and name")
         if not zip5:
-            missing.append("a ZIP code")
-        if missing:
-            raise AddressError(f'Could not find {" or ".join(missing)} in "{_shorten(text)}". {HINT}')
+            raise AddressError(f'Could not find a ZIP code in "{_shorten(text)}". {HINT}')
+        if not parts.get("AddressNumber") or not parts.get("StreetName"):
+            return _zip_level(text, zip5)
         key = building_key(street, zip5)
         if key is None:  # pragma: no cover - street and zip were both checked above
             raise AddressError(f'Could not read "{_shorten(text)}" as a US address. {HINT}')
@@ -43,6 +44,20 @@ class UsaddressParser:
         state = (parts.get("StateName") or "").strip(" ,.").upper() or None
         city = (parts.get("PlaceName") or "").strip(" ,").title() or None
         return ParsedAddress(street=street, city=city, state=state, zip5=zip5, unit=unit, key=key)
+
+
+def _zip_level(text: str, zip5: str) -> ParsedAddress:
+    """A street usaddress cannot tag ("PO BOX 287", "7TH AND TAYLOR", "#1 MEDICAL PARK DRIVE")
+    still has a city, state and ZIP that locate it: answered for the ZIP, and said so."""
+    match = _CITY_STATE_ZIP.match(text)
+    if match is None or not match.group("street").strip(" ,"):
+        raise AddressError(f'Could not find a street, city and state in "{_shorten(text)}". {HINT}')
+    street = match.group("street").strip(" ,")
+    key = building_key(street, zip5) or BuildingKey(street.upper(), zip5)
+    return ParsedAddress(
+        street=street, city=match.group("city").strip().title(), state=match.group("state").upper(),
+        zip5=zip5, unit=None, key=key, street_read=False,
+    )
 
 
 def _tag(text: str) -> dict[str, str]:

@@ -25,7 +25,7 @@ from application.lookup_ports import (
 from application.ports import AccessClaims, Clock, SystemSettingsStore, UserRoles
 from application.rate_limit import RequestRateLimit
 from domain.accounts import Role
-from domain.county_choice import CountyChoice
+from domain.county_choice import CountyChoice, with_note
 from domain.address import YEAR_BUILT, AddressError, format_address_text, parse_address_text
 from domain.occupancy import UNKNOWN, Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
@@ -33,6 +33,10 @@ from domain.quota import month_key
 from domain.system_settings import CACHE_HOURS
 
 SINGLE, BATCH = "single", "batch"
+STREET_NOT_READ = (
+    "The street could not be read as a number and name, so this answer is for the ZIP code and city, "
+    "not for a building: check the street."
+)
 RECENT_LIMIT = 50
 
 
@@ -122,7 +126,7 @@ class LookupService:
             created_at=self._clock.now(),
             # Only answers fresh from the providers serve as cache entries, so a cached copy never
             # extends the 24 hours.
-            building_key=None if cached else str(address.key),
+            building_key=None if cached or not address.street_read else str(address.key),
         )
         # ...and the binding one: the charge and the stored search commit together, atomically.
         if not await self._searches.add_charged(search, month, limit):
@@ -138,6 +142,8 @@ class LookupService:
         stored = await self._searches.latest_answer(str(address.key), since=now - timedelta(hours=CACHE_HOURS))
         if stored is None:
             return None
+        if not address.street_read:
+            return None  # a ZIP-level answer is not a building's
         # The county depends on the city typed, not only on the building: a cached answer serves
         # only an asker whose address leads to the same county.
         choice = await self._p.locator.locate(address)
@@ -158,6 +164,8 @@ class LookupService:
         if building is not None and building.lat is not None and building.lng is not None:
             point = GeoPoint(building.lat, building.lng, "building")
         occupants = await self._classified(await self._p.places.occupants_at(address, point))
+        if not address.street_read:
+            choice = with_note(choice, STREET_NOT_READ)
         result = self._result(address, query, point, building, county, occupants)
         result["location"] = await self._location_json(choice, county)
         return result

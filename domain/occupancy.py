@@ -17,6 +17,9 @@ class ParsedAddress:
     zip5: str
     unit: str | None
     key: BuildingKey
+    # False when no street number and name could be read ("PO BOX 12", "7TH AND TAYLOR"): the
+    # answer is for the ZIP code and city, not for a building.
+    street_read: bool = True
 
     @property
     def one_line(self) -> str:

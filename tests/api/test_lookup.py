@@ -165,3 +165,13 @@ async def test_a_multi_county_zip_lists_its_alternatives_with_their_scores(clien
     for other in location["alternatives"]:
         assert other["county_fips"] != "13135" and 0 <= other["share"] < location["confidence"]
         assert other["county_name"] and other["Total_Score"] is not None
+
+
+async def test_an_untaggable_street_is_answered_for_its_zip_and_said_so(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "pineridge@example.com")
+    response = await _look_up(client, user["headers"], "HWY 18 EAST, PINE RIDGE, SD 57770")
+    assert response.status_code == 200, response.text
+    location = response.json()["result"]["location"]
+    assert location["county_fips"] == "46102"  # Oglala Lakota County
+    assert location["low_confidence"] is True
+    assert any("for the ZIP code and city, not for a building" in note for note in location["notes"])

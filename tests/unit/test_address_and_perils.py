@@ -103,3 +103,29 @@ def test_data_dictionary_has_twenty_rows() -> None:
     rows = data_dictionary()
     assert len(rows) == 20 and rows[0][1] == "ZIP" and rows[-1][1] == "Total_Score"
     assert ("RFLD_Score" in [r[1] for r in rows]) and [r[0] for r in rows] == list(range(1, 21))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["HWY 18 EAST, PINE RIDGE, SD 57770", "PO BOX 287, BETHEL, AK 99559", "7TH AND TAYLOR, VANDALIA, IL 62471",
+     "1 VA CENTER, AUGUSTA, ME 04330"],
+)
+def test_a_street_that_cannot_be_tagged_is_answered_for_its_zip_and_city(text: str) -> None:
+    parsed = UsaddressParser().parse(text)
+    street, city, state_zip = text.rsplit(", ", 2)
+    assert parsed.street_read is False and parsed.street == street
+    assert (parsed.city.upper(), parsed.state, parsed.zip5) == (city, state_zip[:2], state_zip[-5:])
+
+
+states = st.sampled_from(["WA", "AK", "NY", "TX", "ME"])
+zips = st.from_regex(r"\d{5}", fullmatch=True)
+
+
+@given(st.text(max_size=60), st.text(max_size=30), states, zips)
+def test_any_text_with_a_state_and_zip_is_answered_or_refused_clearly(street: str, city: str, state: str, zip5: str) -> None:
+    try:
+        parsed = UsaddressParser().parse(f"{street}, {city}, {state} {zip5}")
+    except AddressError as error:
+        assert error.message.endswith("Enter the full address: street, city, state, ZIP.")
+    else:
+        assert parsed.zip5 == zip5 and parsed.key.zip5 == zip5
