@@ -25,7 +25,7 @@ from application.lookup_ports import (
 from application.ports import AccessClaims, Clock, SystemSettingsStore, UserRoles
 from application.rate_limit import RequestRateLimit
 from domain.accounts import Role
-from domain.county_choice import CountyChoice, with_note
+from domain.county_choice import CountyChoice, decided_by_geocoder, with_note
 from domain.address import YEAR_BUILT, AddressError, format_address_text, parse_address_text
 from domain.occupancy import UNKNOWN, Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
@@ -158,9 +158,12 @@ class LookupService:
         """The full answer for one parsed address (shared by single lookups and batches)."""
         # Sequential on purpose: each is one indexed query, and the embedded adapters share a database.
         building = await self._p.buildings.building_at(address.key)
-        choice = await self._p.locator.locate(address)
-        county = await self._p.perils.for_county(choice.county_fips) if choice.county_fips else None
         point = await self._p.geocoder.geocode(address)
+        choice = await self._p.locator.locate(address)
+        if point is not None and point.county_fips:
+            choice = decided_by_geocoder(choice, point.county_fips)
+        county = await self._p.perils.for_county(choice.county_fips) if choice.county_fips else None
+        tract_geoid = point.tract_geoid if point else None
         if building is not None and building.lat is not None and building.lng is not None:
             point = GeoPoint(building.lat, building.lng, "building")
         occupants = await self._classified(await self._p.places.occupants_at(address, point))
@@ -168,6 +171,7 @@ class LookupService:
             choice = with_note(choice, STREET_NOT_READ)
         result = self._result(address, query, point, building, county, occupants)
         result["location"] = await self._location_json(choice, county)
+        result["location"]["tract_geoid"] = tract_geoid
         return result
 
     async def _location_json(self, choice: CountyChoice, county: CountyPerils | None) -> dict[str, Any]:

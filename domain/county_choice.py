@@ -26,6 +26,7 @@ ZIP_ONE_COUNTY = "zip"  # the ZIP lies in one county
 ZIP_AND_PLACE = "zip_and_place"  # a multi-county ZIP, decided with the city named
 ZIP_SHARE = "zip_share"  # a multi-county ZIP, by where most of its addresses are
 PLACE_ONLY = "place"  # the ZIP is unknown; the city in the stated state decided
+GEOCODER = "geocoder"  # the geocoder placed the address itself in a county
 NOT_LOCATED = "none"
 
 
@@ -76,6 +77,13 @@ def _ranked(weights: dict[str, float], method: str) -> CountyChoice:
         weights, total = {county: 1.0 for county in weights}, float(len(weights))
     ranked = sorted((CountyShare(c, w / total) for c, w in weights.items()), key=lambda c: (-c.share, c.county_fips))
     return CountyChoice(ranked[0].county_fips, ranked[0].share, method, tuple(ranked))
+
+
+def decided_by_geocoder(choice: CountyChoice, county_fips: str) -> CountyChoice:
+    """A geocoder that matched the address places it in a county itself: that county, certain;
+    the ZIP's other counties stay listed as what the ZIP alone would have allowed."""
+    others = tuple(c for c in choice.candidates if c.county_fips != county_fips)
+    return CountyChoice(county_fips, 1.0, GEOCODER, (CountyShare(county_fips, 1.0), *others), choice.notes)
 
 
 def with_note(choice: CountyChoice, note: str) -> CountyChoice:

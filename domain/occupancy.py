@@ -32,6 +32,9 @@ class GeoPoint:
     lat: float
     lng: float
     match_level: str  # 'building', 'zip_centroid', 'census_exact', ...
+    # Where the geocoder itself says the point is (Census geographies): decides the county.
+    county_fips: str | None = None
+    tract_geoid: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,12 @@
-"""The US Census Geocoding Services one-line address endpoint (no key needed).
+"""The US Census Geocoding Services one-line address endpoint (no key needed), asked for
+geographies: besides the point, the county and census tract the point lies in.
 
 https://geocoding.geo.census.gov/geocoder/Geocoding_Services_API.html: `result.addressMatches[]`,
-each with `coordinates.x` (longitude) and `coordinates.y` (latitude). When the Census finds no
-match, times out or fails, the fallback geocoder (the embedded ZIP centroids) answers instead,
-so a lookup still gets a point."""
+each with `coordinates.x` (longitude) and `coordinates.y` (latitude) and `geographies`, a map of
+layer name to features (`Counties[0].GEOID` is the 5-digit county, `Census Tracts[0].GEOID` the
+11-digit tract; the current vintage has Connecticut's planning regions). When the Census finds
+no match, times out or fails, the fallback geocoder (the embedded ZIP centroids) answers
+instead, so a lookup still gets a point."""
 
 from __future__ import annotations
 
@@ -16,8 +19,9 @@ from domain.occupancy import GeoPoint, ParsedAddress
 
 log = logging.getLogger("perilscope.providers.census")
 
-CENSUS_ONELINE_URL = "https://geocoding.geo.census.gov/geocoder/locations/onelineaddress"
+CENSUS_ONELINE_URL = "https://geocoding.geo.census.gov/geocoder/geographies/onelineaddress"
 BENCHMARK = "Public_AR_Current"
+VINTAGE = "Current_Current"
 TIMEOUT_SECONDS = 5.0
 
 
@@ -41,7 +45,7 @@ class CensusGeocoder:
         return point if point is not None else await self._fallback.geocode(address)
 
     async def _census(self, address: ParsedAddress) -> GeoPoint | None:
-        params = {"address": address.one_line, "benchmark": BENCHMARK, "format": "json"}
+        params = {"address": address.one_line, "benchmark": BENCHMARK, "vintage": VINTAGE, "format": "json"}
         try:
             response = await self._client.get(self._url, params=params, timeout=self._timeout)
             response.raise_for_status()
@@ -63,11 +67,27 @@ class CensusGeocoder:
 
 def _first_match(body: object) -> GeoPoint | None:
     try:
-        matches = body["result"]["addressMatches"]  # type: ignore[index]
-        coordinates = matches[0]["coordinates"]
+        match = body["result"]["addressMatches"][0]  # type: ignore[index]
+        coordinates = match["coordinates"]
         lng, lat = float(coordinates["x"]), float(coordinates["y"])
     except (KeyError, IndexError, TypeError, ValueError):
         return None
     if not (-90.0 <= lat <= 90.0 and -180.0 <= lng <= 180.0):
         return None
-    return GeoPoint(lat=lat, lng=lng, match_level="census_exact")
+    geographies = match.get("geographies") if isinstance(match, dict) else None
+    return GeoPoint(
+        lat=lat,
+        lng=lng,
+        match_level="census_exact",
+        county_fips=_geoid(geographies, "Counties", 5),
+        tract_geoid=_geoid(geographies, "Census Tracts", 11),
+    )
+
+
+def _geoid(geographies: object, layer: str, length: int) -> str | None:
+    """The first feature's GEOID in that layer, when it is the expected run of digits."""
+    try:
+        geoid = str(geographies[layer][0]["GEOID"])  # type: ignore[index]
+    except (KeyError, IndexError, TypeError):
+        return None
+    return geoid if len(geoid) == length and geoid.isdigit() else None

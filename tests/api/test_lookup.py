@@ -175,3 +175,24 @@ async def test_an_untaggable_street_is_answered_for_its_zip_and_said_so(client: 
     assert location["county_fips"] == "46102"  # Oglala Lakota County
     assert location["low_confidence"] is True
     assert any("for the ZIP code and city, not for a building" in note for note in location["notes"])
+
+
+async def test_with_the_census_geocoder_the_county_and_tract_come_from_its_geographies(
+    client: AsyncClient, container: Container
+) -> None:
+    import json
+
+    import httpx
+
+    from adapters.providers.census_geocoder import CensusGeocoder
+    from tests.integration.test_lookup_providers import FIXTURES
+
+    recorded = json.loads((FIXTURES / "census_geographies_match.json").read_text())
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=recorded))
+    container.geocoder.override(CensusGeocoder(httpx.AsyncClient(transport=transport), fallback=container.geocoder()))
+    user = await sign_up_and_log_in(client, "census@example.com")
+    result = (await _look_up(client, user["headers"], SEATTLE)).json()["result"]
+    location = result["location"]
+    assert (location["method"], location["county_fips"], location["confidence"]) == ("geocoder", "53033", 1.0)
+    assert location["tract_geoid"] == "53033008100"
+    assert result["receipt"]["county_fips"] == "53033"

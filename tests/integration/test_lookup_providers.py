@@ -90,25 +90,39 @@ def logs():  # noqa: ANN201 - the suite runs with -p no:logging, so no caplog
 # --- US Census geocoder -------------------------------------------------------------------------
 
 
-async def test_census_match_gives_the_exact_point(address: ParsedAddress) -> None:
+async def test_census_match_gives_the_exact_point_with_its_county_and_tract(address: ParsedAddress) -> None:
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
-        return httpx.Response(200, json=fixture("census_onelineaddress_match.json"))
+        return httpx.Response(200, json=fixture("census_geographies_match.json"))
 
     fallback = FakeFallback()
     geocoder = CensusGeocoder(client_for(handler), fallback)
     point = await geocoder.geocode(address)
 
-    assert point == GeoPoint(lat=47.60448932619583, lng=-122.33046457113398, match_level="census_exact")
+    assert point == GeoPoint(
+        lat=47.60448932619583, lng=-122.33046457113398, match_level="census_exact",
+        county_fips="53033", tract_geoid="53033008100",
+    )
     assert fallback.calls == 0
     assert geocoder.name == "US Census geocoder"
     (request,) = seen
     assert request.url.host == "geocoding.geo.census.gov"
-    assert request.url.path == "/geocoder/locations/onelineaddress"
-    assert query(request) == {"address": address.one_line, "benchmark": "Public_AR_Current", "format": "json"}
+    assert request.url.path == "/geocoder/geographies/onelineaddress"
+    assert query(request) == {
+        "address": address.one_line, "benchmark": "Public_AR_Current", "vintage": "Current_Current", "format": "json"
+    }
     assert request.extensions["timeout"]["read"] == 5.0
+
+
+async def test_a_locations_only_answer_still_gives_the_point(address: ParsedAddress) -> None:
+    """The locations endpoint's shape (no geographies): a point, and the county left to the ZIP."""
+    geocoder = CensusGeocoder(
+        client_for(lambda r: httpx.Response(200, json=fixture("census_onelineaddress_match.json"))), FakeFallback()
+    )
+    point = await geocoder.geocode(address)
+    assert point is not None and point.county_fips is None and point.tract_geoid is None
 
 
 async def test_census_no_match_falls_back_to_the_zip_centroid(address: ParsedAddress) -> None:
