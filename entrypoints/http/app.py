@@ -14,6 +14,7 @@ from litestar.static_files import create_static_files_router
 from entrypoints.container import Container
 from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
+from entrypoints.http.housekeeping import UploadPurger
 from entrypoints.http.request_id import request_id_middleware
 from entrypoints.http.routes import ROUTE_HANDLERS
 from entrypoints.http.spa import spa_routes
@@ -55,6 +56,8 @@ def create_app(container: Container) -> Litestar:
     async def stop_batch_jobs() -> None:
         await container.job_queue().stop()
 
+    upload_purger = UploadPurger(container)
+
     app = Litestar(
         route_handlers=[*ROUTE_HANDLERS, swagger_assets, *spa_routes(settings.web_dist)],
         dependencies=DEPENDENCIES,
@@ -62,8 +65,8 @@ def create_app(container: Container) -> Litestar:
         middleware=[request_id_middleware],
         openapi_config=openapi_config(),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
-        on_startup=[resume_batch_jobs],
-        on_shutdown=[stop_batch_jobs, dispose_engine, close_http_client],
+        on_startup=[resume_batch_jobs, upload_purger.start],
+        on_shutdown=[upload_purger.stop, stop_batch_jobs, dispose_engine, close_http_client],
         debug=False,
         # gzip for JSON and the web app's assets (a 280 kB bundle is 88 kB on the wire).
         compression_config=CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6),
