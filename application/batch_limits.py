@@ -63,10 +63,18 @@ def rows_exceeded_message(rows: int, remaining: int, limit: int) -> str:
     )
 
 
+def readable_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    if size < MB:
+        return f"{size / 1024:,.1f} kB"
+    return f"{size / MB:,.1f} MB"
+
+
 def storage_full_message(used: int, adding: int, limit: int) -> str:
     return (
-        f"Storage limit reached: you use {used / MB:,.1f} MB of your {limit / MB:,.0f} MB and this file needs "
-        f"{adding / MB:,.1f} MB more. Delete old exports from your Batch Export History and try again."
+        f"Storage limit reached: you use {readable_size(used)} of your {readable_size(limit)} and this file "
+        f"needs {readable_size(adding)}. Delete old exports from your Batch Export History, then upload again."
     )
 
 
