@@ -78,6 +78,14 @@ class ExportFile:
         return len(self.content.encode())
 
 
+@dataclass(frozen=True, slots=True)
+class BatchCharge:
+    """What starting a batch took: one search of `search_month`, and its rows."""
+
+    search_month: str
+    rows: RowReservation
+
+
 class BatchStore(Protocol):
     async def add_upload(self, upload: UploadedFile, storage_limit: int) -> bool:
         """Store the upload unless the owner's uploads and exports would then pass
@@ -162,7 +170,7 @@ class BatchService:
             raise self._allowance.refuse_storage(await self._store.storage_used(caller.user_id), upload.size_bytes)
         return upload
 
-    async def _charge(self, caller: AccessClaims, upload: UploadedFile) -> tuple[str, RowReservation]:
+    async def _charge(self, caller: AccessClaims, upload: UploadedFile) -> BatchCharge:
         """One search of the month, and the upload's rows from the monthly batch row allowance."""
         month = await self._lookup.charge(caller)
         try:
@@ -170,12 +178,11 @@ class BatchService:
         except BaseException:
             await self._lookup.release(caller.user_id, month)
             raise
-        return month, rows
+        return BatchCharge(month, rows)
 
-    async def _refund(self, caller: AccessClaims, charge: tuple[str, RowReservation]) -> None:
-        month, rows = charge
-        await self._lookup.release(caller.user_id, month)
-        await self._allowance.release(rows)
+    async def _refund(self, caller: AccessClaims, charge: BatchCharge) -> None:
+        await self._lookup.release(caller.user_id, charge.search_month)
+        await self._allowance.release(charge.rows)
 
     async def start(self, caller: AccessClaims, file_id: str) -> BatchJob:
         upload = await self._store.upload(caller.user_id, file_id)
