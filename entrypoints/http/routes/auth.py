@@ -12,6 +12,7 @@ from litestar.params import FromPath, JSONBody
 
 from application.accounts import Session
 from application.errors import NotAuthenticated
+from application.ports import AccessClaims
 from domain.accounts import User
 from entrypoints.http.dependencies import Accounts, Claims, container_of
 
@@ -189,8 +190,10 @@ async def get_user_info(uid: FromPath[str], claims: Claims, accounts: Accounts) 
 @get("/api/auth/get-search-stats", tags=["auth"])
 async def get_search_stats(request: Request, claims: Claims, accounts: Accounts) -> dict[str, Any]:
     stats = await accounts.search_stats(claims.user_id)
-    # The batch row allowance and storage use sit beside the searches on the dashboard.
-    batch_usage = await container_of(request).batch().usage(claims)
+    # The batch row allowance and storage use sit beside the searches on the dashboard, for the
+    # role the account has now (as the search limit is), not the one the token was issued with.
+    current = AccessClaims(claims.user_id, (await accounts.me(claims.user_id)).role)
+    batch_usage = await container_of(request).batch().usage(current)
     return {"status": "success", "stats": {**dataclasses.asdict(stats), **dataclasses.asdict(batch_usage)}}
 
 
