@@ -108,10 +108,17 @@ class AdminService:
         return await self._settings.current()
 
     async def save_settings(
-        self, admin: AccessClaims, monthly_search_limit: int, rate_limiting: bool, search_caching: bool
+        self,
+        admin: AccessClaims,
+        monthly_search_limit: int,
+        rate_limiting: bool,
+        search_caching: bool,
+        monthly_batch_row_limit: int | None = None,
     ) -> SystemSettings:
+        if monthly_batch_row_limit is None:  # older clients send only SPEC's three settings
+            monthly_batch_row_limit = (await self._settings.current()).monthly_batch_row_limit
         try:
-            settings = SystemSettings(monthly_search_limit, rate_limiting, search_caching)
+            settings = SystemSettings(monthly_search_limit, rate_limiting, search_caching, monthly_batch_row_limit)
         except SettingsError as error:
             raise InvalidInput(str(error)) from error
         await self._settings.save(settings, saved_by=admin.user_id)

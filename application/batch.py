@@ -15,6 +15,7 @@ from datetime import datetime
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.errors import NotFound
 from application.lookup import BATCH, LookupService
 from application.lookup_ports import SearchStore, StoredSearch
@@ -25,6 +26,10 @@ from domain.export import export_rows, to_csv
 from domain.occupancy import ParsedAddress
 
 PROGRESS_EVERY_ROWS = 500
+COMPUTED, CLIENT = "computed", "client"  # where an export's rows came from
+# Rows a caller sent to POST /api/export are stored as given, unchecked: the name says so, because
+# the name is the one label that stays with the file once downloaded, mailed or shared.
+CLIENT_SUPPLIED_NAME = "client-supplied"
 EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.csv$")
 
 
@@ -37,12 +42,16 @@ class UploadedFile:
     row_count: int
     created_at: datetime
 
+    @property
+    def size_bytes(self) -> int:
+        return len(self.content.encode())
+
 
 @dataclass(frozen=True, slots=True)
 class BatchJob:
     id: str
     user_id: str
-    file_id: str
+    file_id: str | None  # None once the upload is deleted (after the job is done)
     status: str  # queued, running, done, failed
     stage: str  # search, matching, export
     done: int
@@ -62,16 +71,38 @@ class ExportFile:
     content: str
     exported_at: datetime
     job_id: str | None = None
+    source: str = COMPUTED
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.content.encode())
+
+
+@dataclass(frozen=True, slots=True)
+class BatchCharge:
+    """What starting a batch took: one search of `search_month`, and its rows."""
+
+    search_month: str
+    rows: RowReservation
 
 
 class BatchStore(Protocol):
-    async def add_upload(self, upload: UploadedFile) -> None: ...
+    async def add_upload(self, upload: UploadedFile, storage_limit: int) -> bool:
+        """Store the upload unless the owner's uploads and exports would then pass
+        `storage_limit` bytes (checked and stored atomically); False when refused."""
+        ...
+    async def storage_used(self, user_id: str) -> int: ...
+    async def purge_uploads(self, created_before: datetime) -> int:
+        """Delete the uploads no unfinished job needs: used by a finished job, or never used and
+        created before `created_before`. Returns how many were deleted."""
+        ...
     async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
         """The caller's upload; user_id None only for the job runner."""
         ...
     async def add_job(self, job: BatchJob) -> None: ...
     async def job(self, user_id: str | None, job_id: str) -> BatchJob | None: ...
     async def unfinished_job_ids(self) -> list[str]: ...
+    async def unfinished_jobs(self, user_id: str) -> list[BatchJob]: ...
     async def start(self, job_id: str, at: datetime) -> None: ...
     async def progress(self, job_id: str, stage: str, done: int) -> None: ...
     async def finish(self, job_id: str, export: ExportFile, at: datetime) -> None:
@@ -81,6 +112,7 @@ class BatchStore(Protocol):
     async def add_export(self, export: ExportFile) -> None: ...
     async def exports(self, user_id: str) -> list[ExportFile]: ...
     async def export(self, user_id: str, name: str) -> ExportFile | None: ...
+    async def delete_export(self, user_id: str, name: str) -> bool: ...
 
 
 class JobQueue(Protocol):
@@ -107,8 +139,10 @@ class BatchService:
         searches: SearchStore,
         clock: Clock,
         queue: Callable[[], JobQueue],
+        allowance: BatchAllowance,
     ) -> None:
         self._store = store
+        self._allowance = allowance
         self._lookup = lookup
         self._searches = searches
         self._clock = clock
@@ -132,14 +166,29 @@ class BatchService:
             row_count=len(rows),
             created_at=self._clock.now(),
         )
-        await self._store.add_upload(upload)
+        if not await self._store.add_upload(upload, self._allowance.limits.storage_bytes):
+            raise self._allowance.refuse_storage(await self._store.storage_used(caller.user_id), upload.size_bytes)
         return upload
+
+    async def _charge(self, caller: AccessClaims, upload: UploadedFile) -> BatchCharge:
+        """One search of the month, and the upload's rows from the monthly batch row allowance."""
+        month = await self._lookup.charge(caller)
+        try:
+            rows = await self._allowance.reserve_rows(caller, upload.row_count)
+        except BaseException:
+            await self._lookup.release(caller.user_id, month)
+            raise
+        return BatchCharge(month, rows)
+
+    async def _refund(self, caller: AccessClaims, charge: BatchCharge) -> None:
+        await self._lookup.release(caller.user_id, charge.search_month)
+        await self._allowance.release(charge.rows)
 
     async def start(self, caller: AccessClaims, file_id: str) -> BatchJob:
         upload = await self._store.upload(caller.user_id, file_id)
         if upload is None:
             raise NotFound("No file has been uploaded for processing.")
-        month = await self._lookup.charge(caller)  # one batch is one search
+        charge = await self._charge(caller, upload)
         try:
             job = BatchJob(
                 id=str(uuid.uuid4()), user_id=caller.user_id, file_id=file_id, status="queued", stage="search",
@@ -151,10 +200,14 @@ class BatchService:
                              occupant_count=0, result=None, created_at=job.created_at)
             )
         except BaseException:
-            await self._lookup.release(caller.user_id, month)
+            await self._refund(caller, charge)
             raise
         await self.queue.enqueue(job.id)
         return job
+
+    async def unfinished_jobs(self, caller: AccessClaims) -> list[BatchJob]:
+        """The caller's queued and running jobs, oldest first (the dashboard shows them on return)."""
+        return await self._store.unfinished_jobs(caller.user_id)
 
     async def job(self, caller: AccessClaims, job_id: str) -> BatchJob:
         job = await self._store.job(caller.user_id, job_id)
@@ -218,7 +271,7 @@ class BatchService:
         upload = await self._store.upload(caller.user_id, file_id)
         if upload is None:
             raise NotFound("No file has been uploaded for processing.")
-        month = await self._lookup.charge(caller)
+        charge = await self._charge(caller, upload)
         try:
             rows = read_batch_csv("upload.csv", upload.content.encode())
             results = [_export_fields(await self._answer(row)) for row in rows]
@@ -228,15 +281,16 @@ class BatchService:
                              created_at=self._clock.now())
             )
         except BaseException:
-            await self._lookup.release(caller.user_id, month)
+            await self._refund(caller, charge)
             raise
         return results
 
-    async def export_now(self, caller: AccessClaims, results: list[dict[str, Any]], name: str = "batch") -> ExportFile:
-        """Store results (as `search_now` returns them) as an export in the caller's history."""
+    async def export_now(self, caller: AccessClaims, results: list[dict[str, Any]]) -> ExportFile:
+        """Store results (as `search_now` returns them) as an export in the caller's history. The
+        rows are the caller's, not checked against any search: the export is marked client-supplied."""
         now = self._clock.now()
-        export = ExportFile(id=str(uuid.uuid4()), user_id=caller.user_id, name=_export_name(name, now),
-                            content=to_csv(export_rows(results)), exported_at=now)
+        export = ExportFile(id=str(uuid.uuid4()), user_id=caller.user_id, name=_export_name(CLIENT_SUPPLIED_NAME, now),
+                            content=to_csv(export_rows(results)), exported_at=now, source=CLIENT)
         await self._store.add_export(export)
         return export
 
@@ -250,6 +304,17 @@ class BatchService:
         if export is None:
             raise NotFound("Export not found")
         return export
+
+    async def delete_export(self, caller: AccessClaims, name: str) -> None:
+        if not (valid_export_name(name) and await self._store.delete_export(caller.user_id, name)):
+            raise NotFound("Export not found")
+
+    async def purge_uploads(self) -> int:
+        """Retention: free the uploads no job needs any more (their exports stay)."""
+        return await self._store.purge_uploads(self._clock.now() - self._allowance.limits.upload_retention)
+
+    async def usage(self, caller: AccessClaims) -> BatchUsage:
+        return await self._allowance.usage(caller)
 
     async def resume_unfinished(self) -> list[str]:
         """After a restart: queue every job that was queued or running."""

@@ -41,5 +41,9 @@ class QuotaExceeded(ApplicationError):
     pass
 
 
+class StorageFull(ApplicationError):
+    """Storing this would take the user past their storage cap."""
+
+
 class ProviderUnavailable(ApplicationError):
     """A third-party data provider refused, failed or timed out; trying again later may work."""

@@ -10,6 +10,10 @@ from domain.quota import DEFAULT_MONTHLY_LIMIT, NEAR_LIMIT_USED
 
 MIN_MONTHLY_LIMIT = 1
 MAX_MONTHLY_LIMIT = 100
+# Batch rows a regular user may process per month (one upload holds at most 100,000 rows).
+DEFAULT_MONTHLY_BATCH_ROWS = 10_000
+MIN_MONTHLY_BATCH_ROWS = 1
+MAX_MONTHLY_BATCH_ROWS = 1_000_000
 CACHE_HOURS = 24  # a repeat lookup of the same building within this window is served from storage
 
 
@@ -22,13 +26,22 @@ class SystemSettings:
     monthly_search_limit: int = DEFAULT_MONTHLY_LIMIT
     rate_limiting: bool = True
     search_caching: bool = True
+    monthly_batch_row_limit: int = DEFAULT_MONTHLY_BATCH_ROWS
 
     def __post_init__(self) -> None:
-        limit = self.monthly_search_limit
-        if isinstance(limit, bool) or not isinstance(limit, int) or not MIN_MONTHLY_LIMIT <= limit <= MAX_MONTHLY_LIMIT:
+        if not _whole_number_within(self.monthly_search_limit, MIN_MONTHLY_LIMIT, MAX_MONTHLY_LIMIT):
             raise SettingsError(
                 f"The monthly search limit must be a whole number from {MIN_MONTHLY_LIMIT} to {MAX_MONTHLY_LIMIT}"
             )
+        if not _whole_number_within(self.monthly_batch_row_limit, MIN_MONTHLY_BATCH_ROWS, MAX_MONTHLY_BATCH_ROWS):
+            raise SettingsError(
+                f"The monthly batch row allowance must be a whole number from {MIN_MONTHLY_BATCH_ROWS:,} "
+                f"to {MAX_MONTHLY_BATCH_ROWS:,}"
+            )
+
+
+def _whole_number_within(value: object, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
 def near_limit_threshold(monthly_limit: int) -> int:

@@ -171,6 +171,19 @@ async def _with_engine(container: Container, work):  # noqa: ANN001, ANN202
 
 
 @main.group()
+def uploads() -> None:
+    """Uploaded batch files."""
+
+
+@uploads.command("purge")
+def uploads_purge() -> None:
+    """Delete uploads no job needs: used by a finished job, or unused for PERILSCOPE_UPLOAD_RETENTION_HOURS."""
+    container = _container()
+    purged = _run(_with_engine(container, lambda _engine: container.batch().purge_uploads()))
+    click.echo(f"purged {purged} upload(s)")
+
+
+@main.group()
 def mail() -> None:
     """Outgoing mail."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from dependency_injector import containers, providers
 
 from adapters.clock import SystemClock
@@ -28,9 +30,11 @@ from application.rate_limit import RequestRateLimit
 from application.throttles import signups_per_address_rule
 from domain.system_settings import SystemSettings
 from adapters.db.batch_repository import SqlBatchStore
+from adapters.db.batch_usage_repository import SqlBatchRowLedger
 from adapters.jobs.in_process import InProcessJobQueue
 from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 from application.batch import BatchService
+from application.batch_limits import BatchAllowance, BatchLimits
 from application.contact import ContactService
 from application.external_sign_in import ExternalSignIn
 from application.lookup import LookupProviders, LookupService
@@ -102,7 +106,11 @@ class Container(containers.DeclarativeContainer):
     system_settings = providers.Singleton(
         SqlSystemSettingsStore,
         sessions=session_factory,
-        defaults=providers.Factory(SystemSettings, monthly_search_limit=settings.provided.monthly_search_limit),
+        defaults=providers.Factory(
+            SystemSettings,
+            monthly_search_limit=settings.provided.monthly_search_limit,
+            monthly_batch_row_limit=settings.provided.monthly_batch_row_limit,
+        ),
         clock=clock,
     )
     request_rate_limit = providers.Singleton(
@@ -231,8 +239,22 @@ class Container(containers.DeclarativeContainer):
             ),
         ),
     )
+    batch_allowance = providers.Singleton(
+        BatchAllowance,
+        ledger=providers.Singleton(SqlBatchRowLedger, sessions=session_factory),
+        storage=batch_store,
+        settings=system_settings,
+        clock=clock,
+        roles=user_roles,
+        limits=providers.Factory(
+            BatchLimits,
+            storage_bytes=settings.provided.user_storage_bytes,
+            upload_retention=providers.Callable(lambda s: timedelta(hours=s.upload_retention_hours), settings),
+        ),
+    )
     batch = providers.Singleton(
-        BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider
+        BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
+        allowance=batch_allowance,
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)

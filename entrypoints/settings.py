@@ -45,6 +45,9 @@ class Settings:
     web_dist: Path = PROJECT_ROOT / "web" / "dist"
     access_token_minutes: int = 15
     monthly_search_limit: int = 10  # until an administrator saves System Settings
+    monthly_batch_row_limit: int = 10_000  # regular users' batch rows a month, likewise
+    user_storage_bytes: int = 200 * 1024 * 1024  # each user's uploads and exports together
+    upload_retention_hours: int = 24  # unused uploads are deleted after this
     rate_limit_per_minute: int = 60  # lookups, uploads and batches per user, when rate limiting is on
     mailer: str = "outbox"
     smtp_host: str = "localhost"
@@ -94,6 +97,9 @@ class Settings:
             web_dist=Path(get("PERILSCOPE_WEB_DIST", str(defaults.web_dist))),
             access_token_minutes=int(get("PERILSCOPE_ACCESS_TOKEN_MINUTES", "15")),
             monthly_search_limit=int(get("PERILSCOPE_MONTHLY_SEARCH_LIMIT", "10")),
+            monthly_batch_row_limit=int(get("PERILSCOPE_MONTHLY_BATCH_ROW_LIMIT", str(defaults.monthly_batch_row_limit))),
+            user_storage_bytes=int(get("PERILSCOPE_USER_STORAGE_BYTES", str(defaults.user_storage_bytes))),
+            upload_retention_hours=int(get("PERILSCOPE_UPLOAD_RETENTION_HOURS", str(defaults.upload_retention_hours))),
             rate_limit_per_minute=int(get("PERILSCOPE_RATE_LIMIT_PER_MINUTE", "60")),
             mailer=get("PERILSCOPE_MAILER", defaults.mailer),
             smtp_host=get("SMTP_HOST", defaults.smtp_host),
@@ -132,6 +138,10 @@ class Settings:
             raise SettingsError("PERILSCOPE_SECRET_KEY must be at least 32 characters long.")
         if self.access_token_minutes > 50:
             raise SettingsError("Access tokens may live at most 50 minutes.")
+        if self.user_storage_bytes < 1024 * 1024:
+            raise SettingsError("PERILSCOPE_USER_STORAGE_BYTES must be at least 1048576 (1 MB).")
+        if self.upload_retention_hours < 1:
+            raise SettingsError("PERILSCOPE_UPLOAD_RETENTION_HOURS must be at least 1.")
         if self.geocoder not in GEOCODERS:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from adapters.db.account_tables import UserRow
 from adapters.db.batch_tables import BatchJobRow, ExportFileRow, UploadedFileRow
 from adapters.db.engine import write_lock_for
 from application.batch import BatchJob, ExportFile, UploadedFile
+
+UNFINISHED = ("queued", "running")
 
 
 def _job(row: BatchJobRow) -> BatchJob:
@@ -31,13 +34,40 @@ class SqlBatchStore:
                 await session.execute(statement)
             await session.commit()
 
-    async def add_upload(self, upload: UploadedFile) -> None:
-        await self._write(
-            insert(UploadedFileRow).values(
-                id=upload.id, user_id=upload.user_id, name=upload.name, content=upload.content,
-                row_count=upload.row_count, created_at=upload.created_at,
+    async def add_upload(self, upload: UploadedFile, storage_limit: int) -> bool:
+        async with self._write_lock, self._sessions() as session:
+            if session.bind.dialect.name == "postgresql":
+                # Concurrent uploads of one user wait here, so each sees the others' bytes.
+                await session.execute(select(UserRow.id).where(UserRow.id == upload.user_id).with_for_update())
+            if await _storage_used(session, upload.user_id) + upload.size_bytes > storage_limit:
+                await session.rollback()
+                return False
+            await session.execute(
+                insert(UploadedFileRow).values(
+                    id=upload.id, user_id=upload.user_id, name=upload.name, content=upload.content,
+                    row_count=upload.row_count, size_bytes=upload.size_bytes, created_at=upload.created_at,
+                )
             )
-        )
+            await session.commit()
+        return True
+
+    async def storage_used(self, user_id: str) -> int:
+        async with self._sessions() as session:
+            return await _storage_used(session, user_id)
+
+    async def purge_uploads(self, created_before: datetime) -> int:
+        """Delete uploads no queued or running job needs: those used by a finished job, and the
+        never-used ones created before `created_before`. Returns how many went."""
+        job_uses = exists().where(BatchJobRow.file_id == UploadedFileRow.id)
+        unfinished = job_uses.where(BatchJobRow.status.in_(UNFINISHED))
+        async with self._write_lock, self._sessions() as session:
+            result = await session.execute(
+                delete(UploadedFileRow).where(
+                    ~unfinished, or_(job_uses, UploadedFileRow.created_at < created_before)
+                )
+            )
+            await session.commit()
+        return result.rowcount
 
     async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
         query = select(UploadedFileRow).where(UploadedFileRow.id == file_id)
@@ -68,9 +98,18 @@ class SqlBatchStore:
     async def unfinished_job_ids(self) -> list[str]:
         async with self._sessions() as session:
             rows = await session.scalars(
-                select(BatchJobRow.id).where(BatchJobRow.status.in_(("queued", "running"))).order_by(BatchJobRow.created_at)
+                select(BatchJobRow.id).where(BatchJobRow.status.in_(UNFINISHED)).order_by(BatchJobRow.created_at)
             )
             return list(rows)
+
+    async def unfinished_jobs(self, user_id: str) -> list[BatchJob]:
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(BatchJobRow)
+                .where(BatchJobRow.user_id == user_id, BatchJobRow.status.in_(UNFINISHED))
+                .order_by(BatchJobRow.created_at)
+            )
+            return [_job(row) for row in rows]
 
     async def start(self, job_id: str, at: datetime) -> None:
         await self._write(
@@ -83,21 +122,21 @@ class SqlBatchStore:
 
     async def finish(self, job_id: str, export: ExportFile, at: datetime) -> None:
         await self._write(
-            insert(ExportFileRow).values(
-                id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, content=export.content,
-                exported_at=export.exported_at,
-            ),
+            _insert_export(export, job_id),
             update(BatchJobRow).where(BatchJobRow.id == job_id)
             .values(status="done", stage="export", done=BatchJobRow.total, finished_at=at, export_name=export.name),
         )
 
     async def add_export(self, export: ExportFile) -> None:
-        await self._write(
-            insert(ExportFileRow).values(
-                id=export.id, user_id=export.user_id, job_id=None, name=export.name, content=export.content,
-                exported_at=export.exported_at,
+        await self._write(_insert_export(export, None))
+
+    async def delete_export(self, user_id: str, name: str) -> bool:
+        async with self._write_lock, self._sessions() as session:
+            result = await session.execute(
+                delete(ExportFileRow).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
             )
-        )
+            await session.commit()
+        return result.rowcount > 0
 
     async def fail(self, job_id: str, error: str, at: datetime) -> None:
         await self._write(
@@ -108,12 +147,17 @@ class SqlBatchStore:
         async with self._sessions() as session:
             rows = (
                 await session.execute(
-                    select(ExportFileRow.id, ExportFileRow.name, ExportFileRow.exported_at, ExportFileRow.job_id)
+                    select(ExportFileRow.id, ExportFileRow.name, ExportFileRow.exported_at, ExportFileRow.job_id,
+                           ExportFileRow.source)
                     .where(ExportFileRow.user_id == user_id)
                     .order_by(ExportFileRow.exported_at.desc())
                 )
             ).all()
-        return [ExportFile(id=r.id, user_id=user_id, name=r.name, content="", exported_at=r.exported_at, job_id=r.job_id) for r in rows]
+        return [
+            ExportFile(id=r.id, user_id=user_id, name=r.name, content="", exported_at=r.exported_at, job_id=r.job_id,
+                       source=r.source)
+            for r in rows
+        ]
 
     async def export(self, user_id: str, name: str) -> ExportFile | None:
         async with self._sessions() as session:
@@ -122,4 +166,17 @@ class SqlBatchStore:
             )
         if row is None:
             return None
-        return ExportFile(row.id, row.user_id, row.name, row.content, row.exported_at, row.job_id)
+        return ExportFile(row.id, row.user_id, row.name, row.content, row.exported_at, row.job_id, row.source)
+
+
+def _insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
+    return insert(ExportFileRow).values(
+        id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, content=export.content,
+        size_bytes=export.size_bytes, source=export.source, exported_at=export.exported_at,
+    )
+
+
+async def _storage_used(session: AsyncSession, user_id: str) -> int:
+    uploads = select(func.coalesce(func.sum(UploadedFileRow.size_bytes), 0)).where(UploadedFileRow.user_id == user_id)
+    exports = select(func.coalesce(func.sum(ExportFileRow.size_bytes), 0)).where(ExportFileRow.user_id == user_id)
+    return int(await session.scalar(select(uploads.scalar_subquery() + exports.scalar_subquery())) or 0)

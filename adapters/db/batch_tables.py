@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from adapters.db.base import Base
@@ -18,6 +18,7 @@ class UploadedFileRow(Base):
     name: Mapped[str] = mapped_column(String(255))
     content: Mapped[str] = mapped_column(Text)  # decoded CSV text; bounded by the upload limit
     row_count: Mapped[int] = mapped_column(Integer)
+    size_bytes: Mapped[int] = mapped_column(BigInteger, server_default="0")  # counted against storage
     created_at: Mapped[datetime]
 
 
@@ -27,7 +28,8 @@ class BatchJobRow(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
-    file_id: Mapped[str] = mapped_column(ForeignKey("uploaded_file.id", ondelete="CASCADE"))
+    # The upload is deleted once the job is done (retention); the job's record stays.
+    file_id: Mapped[str | None] = mapped_column(ForeignKey("uploaded_file.id", ondelete="SET NULL"))
     status: Mapped[str] = mapped_column(String(10))  # queued, running, done, failed
     stage: Mapped[str] = mapped_column(String(10))  # search, matching, export
     done: Mapped[int] = mapped_column(Integer, default=0)
@@ -50,4 +52,17 @@ class ExportFileRow(Base):
     job_id: Mapped[str | None] = mapped_column(String(36))
     name: Mapped[str] = mapped_column(String(255))
     content: Mapped[str] = mapped_column(Text)
+    size_bytes: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    # 'computed' by a batch job, or 'client': rows a caller sent to POST /api/export, stored as given.
+    source: Mapped[str] = mapped_column(String(10), server_default="computed")
     exported_at: Mapped[datetime]
+
+
+class BatchRowUsageRow(Base):
+    """Batch rows charged per user and month; reserved with one conditional upsert."""
+
+    __tablename__ = "batch_row_usage"
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True)
+    month: Mapped[str] = mapped_column(String(7), primary_key=True)
+    rows_used: Mapped[int] = mapped_column(Integer, default=0)

@@ -19,5 +19,6 @@ class SystemSettingsRow(Base):
     monthly_search_limit: Mapped[int] = mapped_column(Integer)
     rate_limiting: Mapped[bool] = mapped_column(Boolean)
     search_caching: Mapped[bool] = mapped_column(Boolean)
+    monthly_batch_row_limit: Mapped[int] = mapped_column(Integer, server_default="10000")
     updated_at: Mapped[datetime]
     updated_by: Mapped[str | None] = mapped_column(String(36))

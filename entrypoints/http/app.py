@@ -15,6 +15,7 @@ from entrypoints.container import Container
 from entrypoints.http.cross_site import refuse_cross_site_requests
 from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
+from entrypoints.http.housekeeping import UploadPurger
 from entrypoints.http.request_id import request_id_middleware
 from entrypoints.http.routes import ROUTE_HANDLERS
 from entrypoints.http.spa import spa_routes
@@ -56,6 +57,8 @@ def create_app(container: Container) -> Litestar:
     async def stop_batch_jobs() -> None:
         await container.job_queue().stop()
 
+    upload_purger = UploadPurger(container)
+
     app = Litestar(
         route_handlers=[*ROUTE_HANDLERS, swagger_assets, *spa_routes(settings.web_dist)],
         dependencies=DEPENDENCIES,
@@ -64,8 +67,8 @@ def create_app(container: Container) -> Litestar:
         before_request=refuse_cross_site_requests,
         openapi_config=openapi_config(),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
-        on_startup=[resume_batch_jobs],
-        on_shutdown=[stop_batch_jobs, dispose_engine, close_http_client],
+        on_startup=[resume_batch_jobs, upload_purger.start],
+        on_shutdown=[upload_purger.stop, stop_batch_jobs, dispose_engine, close_http_client],
         debug=False,
         # gzip for JSON and the web app's assets (a 280 kB bundle is 88 kB on the wire).
         compression_config=CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6),

@@ -19,6 +19,7 @@ from application.errors import (
     NotFound,
     ProviderUnavailable,
     QuotaExceeded,
+    StorageFull,
     TooManyRequests,
 )
 from domain.batch_input import UploadError
@@ -32,6 +33,7 @@ STATUS_BY_ERROR: dict[type[ApplicationError], int] = {
     Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
+    StorageFull: 413,
     QuotaExceeded: 429,
     TooManyRequests: 429,
     ProviderUnavailable: 503,

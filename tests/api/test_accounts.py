@@ -259,12 +259,18 @@ async def test_search_stats_limit_for_users_none_for_admins(client: AsyncClient,
         "remaining_searches": 10,
         "total_searches": 0,
         "last_search_date": None,
+        "batch_rows_used": 0,
+        "batch_rows_limit": 10_000,
+        "batch_rows_remaining": 10_000,
+        "storage_bytes_used": 0,
+        "storage_bytes_limit": 200 * 1024 * 1024,
     }
     from domain.accounts import Role
 
     await container.accounts().set_role("n@example.com", Role.ADMIN)
     admin_stats = (await client.get("/api/auth/get-search-stats", headers=user["headers"])).json()["stats"]
     assert admin_stats["search_limit"] is None and admin_stats["remaining_searches"] is None
+    assert admin_stats["batch_rows_limit"] is None and admin_stats["batch_rows_remaining"] is None
 
 
 async def test_verify_token(client: AsyncClient) -> None:

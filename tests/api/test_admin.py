@@ -112,15 +112,29 @@ async def test_searches_of_earlier_days_and_months_are_split_out(client: AsyncCl
 async def test_settings_are_validated_saved_and_the_monthly_limit_is_enforced(client: AsyncClient, container: Container) -> None:
     admin = await sign_up_admin(client, container, "boss@example.com")
     defaults = (await client.get("/api/admin/settings", headers=admin["headers"])).json()["settings"]
-    assert defaults == {"monthly_search_limit": 10, "rate_limiting": True, "search_caching": True}
+    assert defaults == {
+        "monthly_search_limit": 10, "rate_limiting": True, "search_caching": True, "monthly_batch_row_limit": 10_000,
+    }
 
     for bad in (0, 101, "ten", 2.5, True):
         response = await _save_settings(client, admin, monthly_search_limit=bad)
         assert response.status_code == 400, bad
+    for bad in ("many", 2.5, False, 0, 1_000_001):
+        response = await _save_settings(client, admin, monthly_batch_row_limit=bad)
+        assert response.status_code == 400, bad
+    assert "batch row allowance must be a whole number from 1 to 1,000,000" in response.json()["error"]
     assert (await client.get("/api/admin/settings", headers=admin["headers"])).json()["settings"] == defaults
 
     saved = await _save_settings(client, admin, monthly_search_limit=3, search_caching=False)
-    assert saved.json()["settings"] == {"monthly_search_limit": 3, "rate_limiting": True, "search_caching": False}
+    assert saved.json()["settings"] == {
+        "monthly_search_limit": 3, "rate_limiting": True, "search_caching": False, "monthly_batch_row_limit": 10_000,
+    }
+    # An older client that sends only SPEC's three settings keeps the saved allowance.
+    spec_only = await client.put(
+        "/api/admin/settings", json={"monthly_search_limit": 3, "rate_limiting": True, "search_caching": False},
+        headers=admin["headers"],
+    )
+    assert spec_only.json()["settings"]["monthly_batch_row_limit"] == 10_000
 
     user = await sign_up_and_log_in(client, "capped@example.com")
     for _ in range(3):

@@ -132,7 +132,8 @@ async def test_spec_three_call_flow_search_match_export(client: AsyncClient) -> 
     matched = await client.post("/api/match-yelp", json={"data": searched.json()["data"]}, headers=user["headers"])
     assert matched.json()["data"] == searched.json()["data"]
     exported = (await client.post("/api/export", json={"data": matched.json()["data"]}, headers=user["headers"])).json()
-    assert exported["status"] == "success" and exported["file_path"].startswith("exports/batch_export_")
+    assert exported["status"] == "success" and exported["file_path"].startswith("exports/client-supplied_export_")
+    assert exported["source"] == "client"
     name = exported["file_path"].split("/", 1)[1]
     text = (await client.get(f"/api/view-export/{name}", headers=user["headers"])).text
     assert "98POINT6 INC" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,22 @@ def test_serve_builds_links_from_its_host_and_port(database: Path, monkeypatch: 
     monkeypatch.setenv("PERILSCOPE_BASE_URL", "https://risk.example.com")
     CliRunner().invoke(main, ["serve", "--port", "9137"])
     assert seen["base_url"] == "https://risk.example.com"  # a configured public URL wins
+
+
+def test_uploads_purge_deletes_unused_uploads_past_the_retention(database: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PERILSCOPE_UPLOAD_RETENTION_HOURS", "24")
+    runner = CliRunner()
+    runner.invoke(main, ["users", "create-admin", "boss@example.com", "--password", STRONG_PASSWORD])
+    [(user_id,)] = rows(database, "SELECT id FROM user_account")
+    now = datetime.now(UTC)
+    with sqlite3.connect(database) as connection:
+        for file_id, age in (("old", timedelta(hours=25)), ("new", timedelta(hours=1))):
+            connection.execute(
+                "INSERT INTO uploaded_file (id, user_id, name, content, row_count, size_bytes, created_at) "
+                "VALUES (?, ?, 'a.csv', 'x', 1, 1, ?)",
+                (file_id, user_id, (now - age).strftime("%Y-%m-%d %H:%M:%S.%f")),
+            )
+    purged = runner.invoke(main, ["uploads", "purge"])
+    assert purged.exit_code == 0, purged.output
+    assert "purged 1 upload(s)" in purged.output
+    assert rows(database, "SELECT id FROM uploaded_file") == [("new",)]

@@ -74,6 +74,20 @@ test('upload a CSV, follow the job to the end, open and download the export', as
   await context.close();
 });
 
+/**
+ * 100,000 real addresses, the most an upload may hold (bench/batch.py's builder): several seconds
+ * of work even on a fast machine, so the dashboard polls the job several times. (run.sh raises the
+ * e2e server's monthly batch row allowance to fit them.)
+ */
+function largePortfolio(rows = 100_000) {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'large_portfolio.csv');
+  execFileSync('.venv/bin/python', ['-c', [
+    'import sys; from pathlib import Path; from bench.batch import build_input; from entrypoints.settings import Settings',
+    `Path(sys.argv[1]).write_bytes(build_input(${rows}, Settings.from_env().data_dir))`,
+  ].join('\n'), file]);
+  return file;
+}
+
 test('a large upload shows its progress climbing before the job is done', async () => {
   const { page, errors, context } = await openPage(browser);
   const email = uniqueEmail('progress');
@@ -81,14 +95,7 @@ test('a large upload shows its progress climbing before the job is done', async 
   await signIn(page, email);
   await page.waitForURL('**/data-processing');
 
-  // 100,000 real addresses, the most an upload may hold (bench/batch.py's builder): several
-  // seconds of work even on a fast machine, so the dashboard polls the job several times.
-  const rows = 100_000;
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'large_portfolio.csv');
-  execFileSync('.venv/bin/python', ['-c', [
-    'import sys; from pathlib import Path; from bench.batch import build_input; from entrypoints.settings import Settings',
-    `Path(sys.argv[1]).write_bytes(build_input(${rows}, Settings.from_env().data_dir))`,
-  ].join('\n'), file]);
+  const file = largePortfolio();
   await page.locator('input[type=file]').setInputFiles(file);
   await page.getByText('File uploaded successfully: large_portfolio.csv').waitFor({ timeout: 60_000 });
 
@@ -106,6 +113,38 @@ test('a large upload shows its progress climbing before the job is done', async 
   const between = [...new Set(seen)].filter((percent) => percent > 0 && percent < 100);
   assert.ok(between.length >= 1, `an intermediate percentage was shown (saw ${[...new Set(seen)].join(', ')})`);
   assert.deepEqual([...seen].sort((a, b) => a - b), seen, 'the percentage never goes backwards');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('leaving the dashboard while a batch runs: on return its progress, then its completion message', async () => {
+  const { page, errors, context } = await openPage(browser);
+  const email = uniqueEmail('away');
+  await signUp(page, email);
+  await signIn(page, email);
+  await page.waitForURL('**/data-processing');
+
+  await page.locator('input[type=file]').setInputFiles(largePortfolio());
+  await page.getByText('File uploaded successfully: large_portfolio.csv').waitFor({ timeout: 60_000 });
+  await page.getByRole('button', { name: 'Process Batch File' }).click();
+  const bar = page.getByRole('progressbar', { name: 'Batch progress' });
+  await bar.waitFor();
+
+  // Away to another page of the app and back: the dashboard is mounted anew, with no state of its own.
+  const nav = page.getByRole('navigation').first();
+  await nav.getByRole('link', { name: 'About' }).click();
+  await page.waitForURL('**/about');
+  await bar.waitFor({ state: 'detached' });
+  await nav.getByRole('link', { name: 'Dashboard' }).click();
+  await page.waitForURL('**/data-processing');
+  await bar.waitFor();
+  const percent = Number(await bar.getAttribute('aria-valuenow'));
+  assert.ok(percent < 100, `the job is still running on return (${percent}%)`);
+  await page.getByRole('button', { name: 'Processing...' }).waitFor();
+  await screenshot(page, 'batch-progress-on-return');
+
+  await page.getByText(/Batch complete: 100,?000 address\(es\) exported/).waitFor({ timeout: 120_000 });
+  await page.getByRole('list', { name: 'Exported files' }).getByText(/large_portfolio_export_/).waitFor();
   assert.deepEqual(errors, []);
   await context.close();
 });

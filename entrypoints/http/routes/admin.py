@@ -28,6 +28,7 @@ class SettingsBody(msgspec.Struct):
     monthly_search_limit: int
     rate_limiting: bool
     search_caching: bool
+    monthly_batch_row_limit: int | None = None  # kept as saved when left out
 
 
 def _admin(request: Request) -> AdminService:
@@ -67,7 +68,9 @@ async def get_settings(request: Request, admin: Admin) -> dict[str, Any]:
 
 @put("/api/admin/settings", tags=["admin"], summary="Save the system settings; enforced from the next request")
 async def put_settings(request: Request, admin: Admin, data: JSONBody[SettingsBody]) -> dict[str, Any]:
-    saved = await _admin(request).save_settings(admin, data.monthly_search_limit, data.rate_limiting, data.search_caching)
+    saved = await _admin(request).save_settings(
+        admin, data.monthly_search_limit, data.rate_limiting, data.search_caching, data.monthly_batch_row_limit
+    )
     return {"status": "success", "settings": settings_json(saved)}
 
 

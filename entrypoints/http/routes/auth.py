@@ -236,9 +236,12 @@ async def get_user_info(uid: FromPath[str], claims: Claims, accounts: Accounts) 
 
 
 @get("/api/auth/get-search-stats", tags=["auth"])
-async def get_search_stats(claims: Claims, accounts: Accounts) -> dict[str, Any]:
+async def get_search_stats(request: Request, claims: Claims, accounts: Accounts) -> dict[str, Any]:
     stats = await accounts.search_stats(claims.user_id)
-    return {"status": "success", "stats": dataclasses.asdict(stats)}
+    # The batch row allowance and storage use sit beside the searches on the dashboard, for the
+    # role the account has now (as the search limit is), not the one the token was issued with.
+    batch_usage = await container_of(request).batch().usage(claims)
+    return {"status": "success", "stats": {**dataclasses.asdict(stats), **dataclasses.asdict(batch_usage)}}
 
 
 ROUTES = [

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request, Response, get, post
+from litestar import Request, Response, delete, get, post
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath, JSONBody, MultipartBody
 
-from application.batch import BatchJob, BatchService, eta_seconds
+from application.batch import BatchJob, BatchService, ExportFile, eta_seconds
 from domain.batch_input import MAX_UPLOAD_BYTES
 from entrypoints.http.dependencies import Claims, container_of, requires_sign_in
 
@@ -28,20 +28,37 @@ class StartJobBody(msgspec.Struct):
     file_id: str
 
 
-def job_json(request: Request, job: BatchJob) -> dict[str, Any]:
+def job_fields(request: Request, job: BatchJob) -> dict[str, Any]:
     return {
-        "status": "success",
-        "job": {
-            "id": job.id,
-            "status": job.status,
-            "stage": job.stage,
-            "done": job.done,
-            "total": job.total,
-            "eta_seconds": eta_seconds(job, container_of(request).clock().now()),
-            "export_filename": job.export_name,
-            "error": job.error,
-        },
+        "id": job.id,
+        "status": job.status,
+        "stage": job.stage,
+        "done": job.done,
+        "total": job.total,
+        "eta_seconds": eta_seconds(job, container_of(request).clock().now()),
+        "export_filename": job.export_name,
+        "error": job.error,
     }
+
+
+def job_json(request: Request, job: BatchJob) -> dict[str, Any]:
+    return {"status": "success", "job": job_fields(request, job)}
+
+
+def export_json(export: ExportFile) -> dict[str, Any]:
+    return {
+        "id": export.id,
+        "file_id": export.id,
+        "name": export.name,
+        "path": f"exports/{export.name}",
+        "exported_at": export.exported_at.isoformat(),
+        "source": export.source,
+    }
+
+
+def export_headers(export: ExportFile) -> dict[str, str]:
+    # Scripts that download an export learn where its rows came from without parsing the name.
+    return {"X-Export-Source": export.source}
 
 
 @post(
@@ -63,6 +80,12 @@ async def start_job(request: Request, claims: Claims, data: JSONBody[StartJobBod
     return job_json(request, await _batch(request).start(claims, data.file_id))
 
 
+@get("/api/batch-jobs", tags=["batch"], summary="The caller's queued and running batch jobs, oldest first")
+async def list_unfinished_jobs(request: Request, claims: Claims) -> dict[str, Any]:
+    jobs = await _batch(request).unfinished_jobs(claims)
+    return {"status": "success", "jobs": [job_fields(request, job) for job in jobs]}
+
+
 @get("/api/batch-jobs/{job_id:str}", tags=["batch"], summary="Status, stage and progress of a batch job")
 async def get_job(request: Request, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
     return job_json(request, await _batch(request).job(claims, job_id))
@@ -71,19 +94,13 @@ async def get_job(request: Request, claims: Claims, job_id: FromPath[str]) -> di
 @get("/api/list-exported-files", tags=["batch"])
 async def list_exported_files(request: Request, claims: Claims) -> dict[str, Any]:
     exports = await _batch(request).exports(claims)
-    return {
-        "status": "success",
-        "files": [
-            {"id": e.id, "file_id": e.id, "name": e.name, "path": f"exports/{e.name}", "exported_at": e.exported_at.isoformat()}
-            for e in exports
-        ],
-    }
+    return {"status": "success", "files": [export_json(e) for e in exports]}
 
 
 @get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text")
 async def view_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
     export = await _batch(request).export(claims, filename)
-    return Response(export.content, media_type="text/csv; charset=utf-8")
+    return Response(export.content, media_type="text/csv; charset=utf-8", headers=export_headers(export))
 
 
 @get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment")
@@ -92,8 +109,14 @@ async def download_export(request: Request, claims: Claims, filename: FromPath[s
     return Response(
         export.content,
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{export.name}"'},
+        headers={"Content-Disposition": f'attachment; filename="{export.name}"', **export_headers(export)},
     )
+
+
+@delete("/api/exports/{filename:str}", tags=["batch"], status_code=200, summary="Delete one of your exports")
+async def delete_export(request: Request, claims: Claims, filename: FromPath[str]) -> dict[str, Any]:
+    await _batch(request).delete_export(claims, filename)
+    return {"status": "success"}
 
 
 class LegacySearchBody(msgspec.Struct):
@@ -123,8 +146,8 @@ async def legacy_export(request: Request, claims: Claims, data: JSONBody[LegacyD
         return {"status": "error", "error": "No processed data available to export"}
     export = await _batch(request).export_now(claims, data.data)
     return {"status": "success", "file_id": export.id, "file_path": f"exports/{export.name}",
-            "exported_at": export.exported_at.isoformat()}
+            "exported_at": export.exported_at.isoformat(), "source": export.source}
 
 
-ROUTES = [upload_csv, start_job, get_job, list_exported_files, view_export, download_export,
-          legacy_search, legacy_match, legacy_export]
+ROUTES = [upload_csv, start_job, list_unfinished_jobs, get_job, list_exported_files, view_export, download_export,
+          delete_export, legacy_search, legacy_match, legacy_export]

@@ -11,6 +11,7 @@ import { apiUrl } from './url';
 import type {
   BatchJob,
   BatchJobResponse,
+  BatchJobsResponse,
   ChangePasswordRequest,
   ExportedFile,
   ExportedFilesResponse,
@@ -104,7 +105,7 @@ export const baseQueryWithReauth: BaseQueryFn<string | FetchArgs, unknown, Fetch
 export const api = createApi({
   reducerPath: 'api',
   baseQuery: baseQueryWithReauth,
-  tagTypes: ['Me', 'SearchStats', 'Providers', 'Searches', 'Exports'],
+  tagTypes: ['Me', 'SearchStats', 'Providers', 'Searches', 'Exports', 'BatchJobs'],
   endpoints: (build) => ({
     login: build.mutation<SessionResponse, LoginRequest>({
       query: (body) => ({ url: '/api/auth/login', method: 'POST', body }),
@@ -189,7 +190,12 @@ export const api = createApi({
     startBatchJob: build.mutation<BatchJob, string>({
       query: (fileId) => ({ url: '/api/batch-jobs', method: 'POST', body: { file_id: fileId } }),
       transformResponse: (response: BatchJobResponse) => response.job,
-      invalidatesTags: ['SearchStats'],
+      invalidatesTags: ['SearchStats', 'BatchJobs'],
+    }),
+    listBatchJobs: build.query<BatchJob[], void>({
+      query: () => '/api/batch-jobs',
+      transformResponse: (response: BatchJobsResponse) => response.jobs,
+      providesTags: ['BatchJobs'],
     }),
     getBatchJob: build.query<BatchJob, string>({
       query: (id) => `/api/batch-jobs/${encodeURIComponent(id)}`,
@@ -199,6 +205,10 @@ export const api = createApi({
       query: () => '/api/list-exported-files',
       transformResponse: (response: ExportedFilesResponse) => response.files,
       providesTags: ['Exports'],
+    }),
+    deleteExport: build.mutation<StatusResponse, string>({
+      query: (filename) => ({ url: `/api/exports/${encodeURIComponent(filename)}`, method: 'DELETE' }),
+      invalidatesTags: ['Exports', 'SearchStats'],
     }),
     getSearchResult: build.query<StoredSearchResponse, string>({
       query: (id) => `/api/search-results/${encodeURIComponent(id)}`,
@@ -226,5 +236,7 @@ export const {
   useUploadCsvMutation,
   useStartBatchJobMutation,
   useGetBatchJobQuery,
+  useListBatchJobsQuery,
   useListExportedFilesQuery,
+  useDeleteExportMutation,
 } = api;

@@ -75,6 +75,13 @@ export interface SearchStats {
   remaining_searches: number | null;
   total_searches: number;
   last_search_date: string | null;
+  /** Batch CSV rows processed this month, against the monthly allowance (null limit: unlimited, admins). */
+  batch_rows_used: number;
+  batch_rows_limit: number | null;
+  batch_rows_remaining: number | null;
+  /** Bytes of the user's stored uploads and exports, against the per-user cap. */
+  storage_bytes_used: number;
+  storage_bytes_limit: number;
 }
 
 export interface SearchStatsResponse {
@@ -198,11 +205,19 @@ export interface BatchJobResponse {
   job: BatchJob;
 }
 
+/** GET /api/batch-jobs: the caller's queued and running jobs, oldest first. */
+export interface BatchJobsResponse {
+  status: string;
+  jobs: BatchJob[];
+}
+
 export interface ExportedFile {
   id: string;
   name: string;
   path: string;
   exported_at: string;
+  /** 'computed' by a batch job, or 'client': rows a caller sent to POST /api/export, stored unchecked. */
+  source: 'computed' | 'client';
 }
 
 export interface ExportedFilesResponse {

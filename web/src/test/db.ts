@@ -45,6 +45,11 @@ function fresh(): TestDb {
       remaining_searches: 7,
       total_searches: 12,
       last_search_date: '2026-11-20T10:00:00Z',
+      batch_rows_used: 2_500,
+      batch_rows_limit: 10_000,
+      batch_rows_remaining: 7_500,
+      storage_bytes_used: 31_457_280, // 30 MB
+      storage_bytes_limit: 209_715_200, // 200 MB
     },
     calls: {},
     lastBodies: {},

@@ -153,7 +153,7 @@ export const handlers = [
       if (user.role === 'admin') {
         return HttpResponse.json({
           status: 'success',
-          stats: { ...db.stats, search_limit: null, remaining_searches: null },
+          stats: { ...db.stats, search_limit: null, remaining_searches: null, batch_rows_limit: null, batch_rows_remaining: null },
         });
       }
       return HttpResponse.json({ status: 'success', stats: db.stats });
@@ -184,9 +184,15 @@ export const handlers = [
   // The dashboard's lists start empty; tests that need searches or exports override these.
   http.get('/api/recent-searches', () => HttpResponse.json({ status: 'success', searches: [] })),
   http.get('/api/list-exported-files', () => HttpResponse.json({ status: 'success', files: [] })),
+  // No batch job is running unless a test says so.
+  http.get('/api/batch-jobs', () => HttpResponse.json({ status: 'success', jobs: [] })),
+  http.delete(
+    '/api/exports/:filename',
+    counted('/api/exports DELETE', () => HttpResponse.json({ status: 'success' })),
+  ),
   // The admin pages' defaults: the saved settings and an empty system.
   http.get('/api/admin/settings', () =>
-    HttpResponse.json({ status: 'success', settings: { monthly_search_limit: 10, rate_limiting: true, search_caching: true } }),
+    HttpResponse.json({ status: 'success', settings: { monthly_search_limit: 10, rate_limiting: true, search_caching: true, monthly_batch_row_limit: 10_000 } }),
   ),
   http.get('/api/admin/list-users', () => HttpResponse.json({ status: 'success', users: [] })),
   http.get('/api/admin/search-stats', () =>

@@ -16,14 +16,26 @@ const SWITCHES: [Switch, string][] = [
 
 export const MIN_LIMIT = 1;
 export const MAX_LIMIT = 100;
+export const MIN_BATCH_ROWS = 1;
+export const MAX_BATCH_ROWS = 1_000_000;
+const DEFAULT_BATCH_ROWS = 10_000;
 
-/** The limit as typed, or an error message: a whole number from 1 to 100 (SPEC §5). */
-export function parseLimit(text: string): number | string {
+/** A number as typed, or an error message when it is not a whole number from `min` to `max`. */
+function parseWholeNumber(text: string, min: number, max: number): number | string {
   const value = Number(text);
-  if (text.trim() === '' || !Number.isInteger(value) || value < MIN_LIMIT || value > MAX_LIMIT) {
-    return `Enter a whole number from ${MIN_LIMIT} to ${MAX_LIMIT}.`;
+  if (text.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
+    return `Enter a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}.`;
   }
   return value;
+}
+
+/** The search limit as typed, or an error message: a whole number from 1 to 100 (SPEC §5). */
+export function parseLimit(text: string): number | string {
+  return parseWholeNumber(text, MIN_LIMIT, MAX_LIMIT);
+}
+
+export function parseBatchRows(text: string): number | string {
+  return parseWholeNumber(text, MIN_BATCH_ROWS, MAX_BATCH_ROWS);
 }
 
 /** /admin/settings: saved for real and enforced (DESIGN.md departs from SPEC here). */
@@ -35,12 +47,15 @@ export default function SystemSettingsPage() {
   const [limitText, setLimitText] = useState('10');
   const [flags, setFlags] = useState<Pick<SystemSettings, Switch>>({ rate_limiting: true, search_caching: true });
   const [limitError, setLimitError] = useState<string | null>(null);
+  const [rowsText, setRowsText] = useState(String(DEFAULT_BATCH_ROWS));
+  const [rowsError, setRowsError] = useState<string | null>(null);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [saved, flashSaved] = useFlash();
 
   useEffect(() => {
     if (!data?.settings) return;
     setLimitText(String(data.settings.monthly_search_limit));
+    setRowsText(String(data.settings.monthly_batch_row_limit ?? DEFAULT_BATCH_ROWS));
     setFlags({ rate_limiting: data.settings.rate_limiting, search_caching: data.settings.search_caching });
   }, [data]);
 
@@ -48,13 +63,12 @@ export default function SystemSettingsPage() {
     event.preventDefault();
     setSaveError(null);
     const limit = parseLimit(limitText);
-    if (typeof limit === 'string') {
-      setLimitError(limit);
-      return;
-    }
-    setLimitError(null);
+    const rows = parseBatchRows(rowsText);
+    setLimitError(typeof limit === 'string' ? limit : null);
+    setRowsError(typeof rows === 'string' ? rows : null);
+    if (typeof limit === 'string' || typeof rows === 'string') return;
     try {
-      await save({ monthly_search_limit: limit, ...flags }).unwrap();
+      await save({ monthly_search_limit: limit, ...flags, monthly_batch_row_limit: rows }).unwrap();
       flashSaved('Settings saved');
     } catch (failure) {
       setSaveError(errorMessage(failure, 'Could not save the settings. Please try again.'));
@@ -74,23 +88,27 @@ export default function SystemSettingsPage() {
         <PageSpinner label="Loading settings..." />
       ) : (
         <form className="card form" onSubmit={(event) => void submit(event)} noValidate>
-          <div className="field">
-            <label htmlFor="monthly-limit">Regular User Monthly Search Limit</label>
-            <input
-              id="monthly-limit"
-              className="input"
-              type="number"
-              min={MIN_LIMIT}
-              max={MAX_LIMIT}
-              step={1}
-              value={limitText}
-              aria-invalid={!!limitError}
-              aria-describedby={limitError ? 'monthly-limit-error' : undefined}
-              onChange={(event) => setLimitText(event.target.value)}
-              disabled={saving}
-            />
-            {limitError && <p id="monthly-limit-error" className="field-error">{limitError}</p>}
-          </div>
+          <WholeNumberField
+            id="monthly-limit"
+            label="Regular User Monthly Search Limit"
+            min={MIN_LIMIT}
+            max={MAX_LIMIT}
+            value={limitText}
+            error={limitError}
+            onChange={setLimitText}
+            disabled={saving}
+          />
+          <WholeNumberField
+            id="monthly-batch-rows"
+            label="Regular User Monthly Batch Rows"
+            min={MIN_BATCH_ROWS}
+            max={MAX_BATCH_ROWS}
+            value={rowsText}
+            error={rowsError}
+            onChange={setRowsText}
+            disabled={saving}
+            help="CSV rows a regular user may process in batches each month (1 to 1,000,000). A batch still counts as one search."
+          />
           {SWITCHES.map(([key, label]) => (
             <label key={key} className="checkbox">
               <input
@@ -111,6 +129,45 @@ export default function SystemSettingsPage() {
             {saving ? 'Saving...' : 'Save Settings'}
           </button>
         </form>
+      )}
+    </div>
+  );
+}
+
+interface WholeNumberFieldProps {
+  id: string;
+  label: string;
+  min: number;
+  max: number;
+  value: string;
+  error: string | null;
+  onChange: (text: string) => void;
+  disabled: boolean;
+  help?: string;
+}
+
+function WholeNumberField({ id, label, min, max, value, error, onChange, disabled, help }: WholeNumberFieldProps) {
+  const describedBy = error ? `${id}-error` : help ? `${id}-help` : undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        className="input"
+        type="number"
+        min={min}
+        max={max}
+        step={1}
+        value={value}
+        aria-invalid={!!error}
+        aria-describedby={describedBy}
+        onChange={(event) => onChange(event.target.value)}
+        disabled={disabled}
+      />
+      {error ? (
+        <p id={`${id}-error`} className="field-error">{error}</p>
+      ) : (
+        help && <p id={`${id}-help`} className="muted small">{help}</p>
       )}
     </div>
   );

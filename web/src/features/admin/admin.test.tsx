@@ -134,7 +134,9 @@ describe('/admin/statistics and /admin/settings', () => {
   it('loads, validates and saves the settings for real', async () => {
     let saved: unknown = null;
     server.use(
-      http.get('/api/admin/settings', () => HttpResponse.json({ status: 'success', settings: { monthly_search_limit: 10, rate_limiting: true, search_caching: true } })),
+      http.get('/api/admin/settings', () =>
+        HttpResponse.json({ status: 'success', settings: { monthly_search_limit: 10, rate_limiting: true, search_caching: true, monthly_batch_row_limit: 10_000 } }),
+      ),
       http.put('/api/admin/settings', async ({ request }) => {
         saved = await request.json();
         return HttpResponse.json({ status: 'success', settings: saved });
@@ -153,6 +155,16 @@ describe('/admin/statistics and /admin/settings', () => {
     await user.click(screen.getByLabelText('Enable Search Caching'));
     await user.click(screen.getByRole('button', { name: 'Save Settings' }));
     expect(await screen.findByText('Settings saved')).toBeInTheDocument();
-    expect(saved).toEqual({ monthly_search_limit: 3, rate_limiting: true, search_caching: false });
+    expect(saved).toEqual({ monthly_search_limit: 3, rate_limiting: true, search_caching: false, monthly_batch_row_limit: 10_000 });
+
+    const rows = screen.getByLabelText('Regular User Monthly Batch Rows');
+    await user.clear(rows);
+    await user.type(rows, '0');
+    await user.click(screen.getByRole('button', { name: 'Save Settings' }));
+    expect(screen.getByText('Enter a whole number from 1 to 1,000,000.')).toBeInTheDocument();
+    await user.clear(rows);
+    await user.type(rows, '25000');
+    await user.click(screen.getByRole('button', { name: 'Save Settings' }));
+    await waitFor(() => expect(saved).toMatchObject({ monthly_batch_row_limit: 25_000 }));
   });
 });

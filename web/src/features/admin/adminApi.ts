@@ -33,6 +33,8 @@ export interface SystemSettings {
   monthly_search_limit: number;
   rate_limiting: boolean;
   search_caching: boolean;
+  /** Batch CSV rows a regular user may process a month (1 to 1,000,000). */
+  monthly_batch_row_limit: number;
 }
 
 /** The admin calls of SPEC §7 plus the saved settings; a role change refreshes users and statistics. */

@@ -3,6 +3,7 @@ import { errorMessage } from '../../api/errors';
 import type { Role } from '../../api/types';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
+import { BatchAllowance } from './BatchAllowance';
 import { remainingOf, usageColour, usagePercent, WARNING_THRESHOLD } from './quota';
 
 export const ROLE_LABELS: Record<Role, string> = {
@@ -97,6 +98,7 @@ function StatsBody({ stats, role }: { stats: NonNullable<ReturnType<typeof useGe
           )}
         </>
       )}
+      <BatchAllowance stats={stats} unlimited={role === 'admin'} />
     </div>
   );
 }

@@ -86,7 +86,7 @@ describe('the one action button', () => {
   });
 
   it("is 'Monthly search limit reached' and disabled at 0 remaining for a regular user", async () => {
-    db.stats = { current_month_searches: 10, search_limit: 10, remaining_searches: 0, total_searches: 10, last_search_date: null };
+    db.stats = { ...db.stats, current_month_searches: 10, search_limit: 10, remaining_searches: 0, total_searches: 10, last_search_date: null };
     useSearchServer();
     const { user } = openDashboard();
     const button = await screen.findByRole('button', { name: 'Monthly search limit reached' });
@@ -127,7 +127,7 @@ describe('single search messages (SPEC §8)', () => {
 
   it('the monthly limit gives the limit message and reloads the statistics', async () => {
     useSearchServer([], () => {
-      db.stats = { current_month_searches: 10, search_limit: 10, remaining_searches: 0, total_searches: 10, last_search_date: null };
+      db.stats = { ...db.stats, current_month_searches: 10, search_limit: 10, remaining_searches: 0, total_searches: 10, last_search_date: null };
       return err(429, 'Monthly search limit reached: search limit reached (10 searches/month)');
     });
     const { user } = openDashboard();

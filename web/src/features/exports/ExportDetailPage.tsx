@@ -1,10 +1,12 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
+import { useListExportedFilesQuery } from '../../api/api';
 import { useAppSelector } from '../../app/hooks';
 import { Banner } from '../../components/Banner';
 import { PageSpinner, Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
 import { selectAccessToken } from '../auth/authSlice';
+import { CLIENT_SUPPLIED_LABEL, CLIENT_SUPPLIED_NOTE, ClientSuppliedBadge } from '../search/ExportHistory';
 import { display, exportGroupId, groupNavState, type AddressGroup } from './groups';
 import { authorizedFetch, useExportFile } from './useExportFile';
 
@@ -31,6 +33,10 @@ export default function ExportDetailPage() {
   const [download, setDownload] = useState<Download>({ state: 'idle' });
   const [page, setPage] = useState(0);
   usePageTitle(filename ? `Export: ${filename}` : 'Export');
+  // Where the rows came from is on the history's entry for this file.
+  const { clientSupplied } = useListExportedFilesQuery(undefined, {
+    selectFromResult: ({ data }) => ({ clientSupplied: data?.some((file) => file.name === filename && file.source === 'client') ?? false }),
+  });
 
   useEffect(() => {
     if (download.state !== 'started') return undefined;
@@ -79,7 +85,7 @@ export default function ExportDetailPage() {
   return (
     <div className="page">
       <header className="page-header result-header">
-        <h1 className="break-all">Export: {filename}</h1>
+        <h1 className="break-all">Export: {filename} {clientSupplied && <ClientSuppliedBadge />}</h1>
         <div className="button-row">
           <button type="button" className="btn btn-primary" onClick={downloadCsv}
             disabled={load.state === 'loading' || download.state === 'preparing'}>
@@ -88,6 +94,11 @@ export default function ExportDetailPage() {
           <Link to="/data-processing" className="btn btn-outline">Back</Link>
         </div>
       </header>
+      {clientSupplied && (
+        <Banner kind="warning">
+          <strong>{CLIENT_SUPPLIED_LABEL}.</strong> {CLIENT_SUPPLIED_NOTE} Check them against a PerilScope batch before relying on them.
+        </Banner>
+      )}
       {download.state === 'error' && <Banner kind="error">{download.message}</Banner>}
       {download.state === 'started' && <Banner kind="info">Download started.</Banner>}
       {load.state === 'loading' && <PageSpinner label="Loading file content..." />}

@@ -62,7 +62,7 @@ describe('export groups as search results', () => {
     let views = 0;
     serveExport(() => (views += 1));
     const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
-    const link = await screen.findByRole('link', { name: '701 5th Ave, Seattle, WA 98104' });
+    const link = await screen.findByRole('link', { name: '701 5th Ave, Seattle, WA 98104' }, { timeout: 5000 });
     expect(link).toHaveAttribute('href', `/search-result/${encodeURIComponent(`export:${FILE}:0`)}`);
 
     await user.click(link);

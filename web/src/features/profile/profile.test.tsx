@@ -149,7 +149,7 @@ describe('Dashboard search statistics', () => {
     renderApp({ route: '/data-processing', preloadedState: signedInState(ADMIN) });
     expect(await screen.findByText('No Search Limit')).toBeInTheDocument();
     expect(screen.getByText('Administrator Account')).toBeInTheDocument();
-    expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
+    expect(screen.queryByRole('progressbar', { name: 'Searches used this month' })).not.toBeInTheDocument();
   });
 });
 

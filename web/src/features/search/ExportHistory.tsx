@@ -1,23 +1,55 @@
+import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { useListExportedFilesQuery } from '../../api/api';
+import { useDeleteExportMutation, useListExportedFilesQuery } from '../../api/api';
+import { errorMessage } from '../../api/errors';
+import type { ExportedFile } from '../../api/types';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
 
-/** Batch Export History (SPEC §2): newest first, each linking to its viewer. */
+export const CLIENT_SUPPLIED_LABEL = 'Client-supplied data';
+export const CLIENT_SUPPLIED_NOTE =
+  'These rows were sent by a client through the API (POST /api/export) and stored as given: PerilScope did not compute or check them.';
+
+/** The badge every client-supplied export carries, wherever it is listed or shown. */
+export function ClientSuppliedBadge() {
+  return (
+    <span className="badge badge-client" title={CLIENT_SUPPLIED_NOTE}>
+      {CLIENT_SUPPLIED_LABEL}
+    </span>
+  );
+}
+
+/** Batch Export History (SPEC §2): newest first, each linking to its viewer, each deletable. */
 export function ExportHistory() {
   const { data: files = [], isLoading, error } = useListExportedFilesQuery(undefined, { refetchOnMountOrArgChange: true });
+  const [deleteExport, { isLoading: deleting }] = useDeleteExportMutation();
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
+
+  async function confirmDelete(file: ExportedFile) {
+    try {
+      await deleteExport(file.name).unwrap();
+      setOutcome({ kind: 'success', text: `Deleted ${file.name}.` });
+    } catch (failure) {
+      setOutcome({ kind: 'error', text: `Could not delete ${file.name}: ${errorMessage(failure, 'the server did not answer')}` });
+    } finally {
+      setConfirming(null);
+    }
+  }
+
   return (
     <section className="card" aria-labelledby="exports-title">
       <h2 id="exports-title" className="card-title">Batch Export History</h2>
       {isLoading && <Spinner label="Loading exports..." />}
       {error && <Banner kind="warning">Could not load previously exported files list.</Banner>}
+      {outcome && <Banner kind={outcome.kind}>{outcome.text}</Banner>}
       {!isLoading && !error && files.length === 0 && (
         <p className="muted">No exports yet. Upload a CSV of addresses to make one.</p>
       )}
       {files.length > 0 && (
         <ul className="export-list" aria-label="Exported files">
           {files.map((file) => (
-            <li key={file.id}>
+            <li key={file.id} className="export-item">
               <Link
                 to={`/batch-export-detail/${encodeURIComponent(file.name)}`}
                 state={{ filename: file.name, filePath: file.path }}
@@ -25,7 +57,31 @@ export function ExportHistory() {
               >
                 <strong>{file.name}</strong>
                 <span className="muted small">{new Date(file.exported_at).toLocaleString()}</span>
+                {file.source === 'client' && <ClientSuppliedBadge />}
               </Link>
+              {confirming === file.name ? (
+                <div className="export-confirm" role="group" aria-label={`Delete ${file.name}?`}>
+                  <span className="small">Delete this export? This cannot be undone.</span>
+                  <button type="button" className="btn btn-danger btn-sm" disabled={deleting} onClick={() => void confirmDelete(file)}>
+                    {deleting ? 'Deleting...' : 'Delete'}
+                  </button>
+                  <button type="button" className="btn btn-outline btn-sm" disabled={deleting} onClick={() => setConfirming(null)}>
+                    Cancel
+                  </button>
+                </div>
+              ) : (
+                <button
+                  type="button"
+                  className="btn btn-outline btn-sm export-delete"
+                  aria-label={`Delete ${file.name}`}
+                  onClick={() => {
+                    setOutcome(null);
+                    setConfirming(file.name);
+                  }}
+                >
+                  Delete
+                </button>
+              )}
             </li>
           ))}
         </ul>

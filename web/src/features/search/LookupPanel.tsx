@@ -1,18 +1,18 @@
-import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { useRef, useState, type DragEvent, type FormEvent } from 'react';
 import {
   api,
-  useGetBatchJobQuery,
   useGetSearchStatsQuery,
   useNearbySearchMutation,
   useStartBatchJobMutation,
   useUploadCsvMutation,
 } from '../../api/api';
 import { useAppDispatch } from '../../app/hooks';
-import type { SearchResult } from '../../api/types';
+import type { BatchJob, SearchResult } from '../../api/types';
 import { Banner, type BannerKind } from '../../components/Banner';
 import { remainingOf } from '../dashboard/quota';
 import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from './resultView';
 import { BatchProgress } from './BatchProgress';
+import { useBatchJobs } from './useBatchJobs';
 
 interface Status {
   kind: BannerKind;
@@ -40,25 +40,20 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
   const [uploadCsv, { isLoading: uploading }] = useUploadCsvMutation();
   const [startJob, { isLoading: starting }] = useStartBatchJobMutation();
   const [fileId, setFileId] = useState<string | null>(null);
-  const [jobId, setJobId] = useState<string | null>(null);
+  const startedHere = useRef<string | null>(null);
   const dispatch = useAppDispatch();
-  const { data: job } = useGetBatchJobQuery(jobId ?? '', { skip: !jobId, pollingInterval: jobId ? 1000 : 0 });
-  const jobRunning = !!jobId && (!job || job.status === 'queued' || job.status === 'running');
-  const busy = searching || uploading || starting || jobRunning;
-
-  useEffect(() => {
-    if (!job || !jobId || job.id !== jobId) return;
+  // Jobs live on the server: coming back to the dashboard shows the ones still running.
+  const { jobs, running: jobRunning, track } = useBatchJobs((job: BatchJob) => {
     if (job.status === 'done') {
       // SPEC §4: the export joins the history, the file is cleared.
       setStatus({ kind: 'success', text: `Batch complete: ${job.total} address(es) exported to ${job.export_filename}` });
-      setJobId(null);
-      clearFile();
+      if (startedHere.current === job.id) clearFile();
       dispatch(api.util.invalidateTags(['Exports', 'Searches', 'SearchStats']));
-    } else if (job.status === 'failed') {
+    } else {
       setStatus({ kind: 'error', text: `Batch processing error: ${job.error ?? 'the job failed'}` });
-      setJobId(null);
     }
-  }, [job, jobId, dispatch]);
+  });
+  const busy = searching || uploading || starting || jobRunning;
   const remaining = stats ? remainingOf(stats) : null;
   const limitReached = remaining === 0;
 
@@ -105,7 +100,8 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
     setStatus({ kind: 'info', text: 'Batch processing started.' });
     try {
       const started = await startJob(fileId).unwrap();
-      setJobId(started.id);
+      startedHere.current = started.id;
+      track(started);
     } catch (error) {
       const message = batchErrorMessage(error);
       setStatus({ kind: 'error', text: message.text });
@@ -211,7 +207,9 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
           {actionLabel({ busy, limitReached, address, file })}
         </button>
       </form>
-      {job && jobId && <BatchProgress job={job} />}
+      {jobs.map((job) => (
+        <BatchProgress key={job.id} job={job} />
+      ))}
       {status && (
         <Banner kind={status.kind} className="lookup-status">
           {status.text}

@@ -1,6 +1,6 @@
 /** The real API of this server (entrypoints/http/routes); /schema has the full OpenAPI document. */
 export interface Endpoint {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   access: 'Public' | 'Signed in' | 'Admin';
   summary: string;
@@ -36,12 +36,14 @@ export const API_GROUPS: EndpointGroup[] = [
   {
     title: 'Batch processing and exports',
     endpoints: [
-      { method: 'POST', path: '/api/upload-csv', access: 'Signed in', summary: 'Upload a CSV (multipart field file; columns Street Address, City, State, Zip, Country; at most 20 MB and 100,000 rows).', answer: '{status, file_id, file_path, rows}' },
-      { method: 'POST', path: '/api/batch-jobs', access: 'Signed in', summary: 'Start a job for an uploaded file: {file_id}. Counts one search.', answer: '202 {status, job}' },
+      { method: 'POST', path: '/api/upload-csv', access: 'Signed in', summary: 'Upload a CSV (multipart field file; columns Street Address, City, State, Zip, Country; at most 20 MB and 100,000 rows). 413 past your storage cap; unused uploads are deleted after 24 hours.', answer: '{status, file_id, file_path, rows}' },
+      { method: 'POST', path: '/api/batch-jobs', access: 'Signed in', summary: 'Start a job for an uploaded file: {file_id}. Counts one search and the file\'s rows against your monthly batch row allowance (429 when they do not fit).', answer: '202 {status, job}' },
+      { method: 'GET', path: '/api/batch-jobs', access: 'Signed in', summary: 'Your queued and running jobs, oldest first.', answer: '{status, jobs: [job]}' },
       { method: 'GET', path: '/api/batch-jobs/{id}', access: 'Signed in', summary: 'Job progress.', answer: '{status, job: {status, stage, done, total, eta_seconds, export_filename, error}}' },
-      { method: 'GET', path: '/api/list-exported-files', access: 'Signed in', summary: 'Your exports, newest first.', answer: '{status, files: [{id, name, path, exported_at}]}' },
+      { method: 'GET', path: '/api/list-exported-files', access: 'Signed in', summary: 'Your exports, newest first; source "client" marks rows sent to POST /api/export, stored unchecked.', answer: '{status, files: [{id, name, path, exported_at, source}]}' },
       { method: 'GET', path: '/api/view-export/{filename}', access: 'Signed in', summary: 'An export as CSV text.', answer: 'text/csv' },
       { method: 'GET', path: '/api/download/{filename}', access: 'Signed in', summary: 'An export as a file download.', answer: 'text/csv attachment' },
+      { method: 'DELETE', path: '/api/exports/{filename}', access: 'Signed in', summary: 'Delete one of your exports (frees its storage).', answer: '{status}' },
     ],
   },
   {
@@ -51,8 +53,8 @@ export const API_GROUPS: EndpointGroup[] = [
       { method: 'GET', path: '/api/admin/user-info/{uid}', access: 'Admin', summary: 'One account with its search statistics.', answer: '{status, user: {..., search_stats}}' },
       { method: 'POST', path: '/api/admin/update-user-role', access: 'Admin', summary: 'Change a role: {uid, role: "user" | "admin"}. The only administrator cannot demote themselves.', answer: '{status, user}' },
       { method: 'GET', path: '/api/admin/search-stats', access: 'Admin', summary: 'Users and searches across the system.', answer: '{status, stats: {total_users, admin_users, regular_users, total_searches, month_searches, day_searches, near_limit_users}}' },
-      { method: 'GET', path: '/api/admin/settings', access: 'Admin', summary: 'The saved system settings.', answer: '{status, settings: {monthly_search_limit, rate_limiting, search_caching}}' },
-      { method: 'PUT', path: '/api/admin/settings', access: 'Admin', summary: 'Save the settings; the monthly limit must be 1 to 100.', answer: '{status, settings}' },
+      { method: 'GET', path: '/api/admin/settings', access: 'Admin', summary: 'The saved system settings.', answer: '{status, settings: {monthly_search_limit, rate_limiting, search_caching, monthly_batch_row_limit}}' },
+      { method: 'PUT', path: '/api/admin/settings', access: 'Admin', summary: 'Save the settings; the monthly limit must be 1 to 100, the monthly batch rows 1 to 1,000,000.', answer: '{status, settings}' },
     ],
   },
   {

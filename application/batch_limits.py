@@ -1,0 +1,128 @@
+"""What batches may cost: a monthly allowance of batch rows for regular users, a storage cap
+per user (uploads and exports together), and how long an unused upload is kept."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Protocol
+
+from application.errors import QuotaExceeded, StorageFull
+from application.ports import AccessClaims, Clock, SystemSettingsStore, UserRoles
+from domain.accounts import Role
+from domain.quota import month_key
+
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class BatchLimits:
+    storage_bytes: int
+    upload_retention: timedelta
+
+
+@dataclass(frozen=True, slots=True)
+class RowReservation:
+    """Rows charged to a user's month; given back with `BatchAllowance.release`."""
+
+    user_id: str
+    month: str
+    rows: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatchUsage:
+    batch_rows_used: int
+    batch_rows_limit: int | None  # None: unlimited (admins)
+    batch_rows_remaining: int | None
+    storage_bytes_used: int
+    storage_bytes_limit: int
+
+
+class BatchRowLedger(Protocol):
+    async def reserve(self, user_id: str, month: str, rows: int, limit: int | None) -> bool:
+        """Add `rows` to the month's count in one atomic step, only while the count stays within
+        `limit` (None: no limit); False, and nothing counted, when it would not."""
+        ...
+
+    async def release(self, user_id: str, month: str, rows: int) -> None: ...
+    async def used(self, user_id: str, month: str) -> int: ...
+
+
+class StorageMeter(Protocol):
+    async def storage_used(self, user_id: str) -> int:
+        """Bytes of the user's stored uploads and exports."""
+        ...
+
+
+def rows_exceeded_message(rows: int, remaining: int, limit: int) -> str:
+    return (
+        f"Monthly batch row allowance reached: this file has {rows:,} rows and {remaining:,} of your "
+        f"{limit:,} batch rows remain this month. Upload a smaller file, or contact an administrator "
+        "to raise your allowance."
+    )
+
+
+def readable_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    if size < MB:
+        return f"{size / 1024:,.1f} kB"
+    return f"{size / MB:,.1f} MB"
+
+
+def storage_full_message(used: int, adding: int, limit: int) -> str:
+    return (
+        f"Storage limit reached: you use {readable_size(used)} of your {readable_size(limit)} and this file "
+        f"needs {readable_size(adding)}. Delete old exports from your Batch Export History, then upload again."
+    )
+
+
+class BatchAllowance:
+    def __init__(
+        self,
+        ledger: BatchRowLedger,
+        storage: StorageMeter,
+        settings: SystemSettingsStore,
+        clock: Clock,
+        limits: BatchLimits,
+        roles: UserRoles,
+    ) -> None:
+        self._ledger = ledger
+        self._storage = storage
+        self._settings = settings
+        self._clock = clock
+        self.limits = limits
+        self._roles = roles
+
+    async def _row_limit(self, caller: AccessClaims) -> int | None:
+        """None for admins; the role is the stored one, never the token's."""
+        if await self._roles.role_of(caller.user_id) is Role.ADMIN:
+            return None
+        return (await self._settings.current()).monthly_batch_row_limit
+
+    async def reserve_rows(self, caller: AccessClaims, rows: int) -> RowReservation:
+        month = month_key(self._clock.now())
+        limit = await self._row_limit(caller)
+        # A file larger than the whole allowance never fits, so it never touches the ledger.
+        if (limit is not None and rows > limit) or not await self._ledger.reserve(caller.user_id, month, rows, limit):
+            used = await self._ledger.used(caller.user_id, month)
+            raise QuotaExceeded(rows_exceeded_message(rows, max(0, (limit or 0) - used), limit or 0))
+        return RowReservation(caller.user_id, month, rows)
+
+    async def release(self, reservation: RowReservation) -> None:
+        await self._ledger.release(reservation.user_id, reservation.month, reservation.rows)
+
+    def refuse_storage(self, used: int, adding: int) -> StorageFull:
+        return StorageFull(storage_full_message(used, adding, self.limits.storage_bytes))
+
+    async def usage(self, caller: AccessClaims) -> BatchUsage:
+        used = await self._ledger.used(caller.user_id, month_key(self._clock.now()))
+        limit = await self._row_limit(caller)
+        return BatchUsage(
+            batch_rows_used=used,
+            batch_rows_limit=limit,
+            batch_rows_remaining=None if limit is None else max(0, limit - used),
+            storage_bytes_used=await self._storage.storage_used(caller.user_id),
+            storage_bytes_limit=self.limits.storage_bytes,
+        )

@@ -1,0 +1,53 @@
+"""Concurrent batch starts never take more rows than the monthly allowance, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from dependency_injector import providers
+from sqlalchemy import delete, select
+
+from adapters.db.account_tables import MonthlyUsageRow, UserRow
+from adapters.db.batch_tables import BatchJobRow, BatchRowUsageRow
+from adapters.security.passwords import Argon2PasswordHasher
+from application.errors import QuotaExceeded
+from application.ports import AccessClaims
+from domain.system_settings import SystemSettings
+from entrypoints.container import build_container
+from tests.api.test_batch import CSV, _Forget
+from tests.conftest import STRONG_PASSWORD, settings_for_tests
+from tests.fakes import InMemorySystemSettings
+
+STARTS = 8
+ROW_LIMIT = 10  # room for three 3-row files, not four
+
+
+async def test_concurrent_starts_never_exceed_the_row_allowance(migrated_database_url: str) -> None:
+    # Real commits on the app's own engine: the rolled-back test transaction would serialise everything.
+    container = build_container(settings_for_tests(migrated_database_url))
+    container.system_settings.override(providers.Object(InMemorySystemSettings(SystemSettings(monthly_batch_row_limit=ROW_LIMIT))))
+    container.job_queue.override(providers.Object(_Forget()))
+    container.password_hasher.override(Argon2PasswordHasher(time_cost=1, memory_cost_kib=1024))
+    engine = container.engine()
+    user = await container.accounts().create_user(f"{uuid.uuid4().hex}@example.com", STRONG_PASSWORD)
+    caller = AccessClaims(user_id=user.id)
+    try:
+        service = container.batch()
+        uploads = [await service.upload(caller, "portfolio.csv", CSV.encode()) for _ in range(STARTS)]
+
+        outcomes = await asyncio.gather(*(service.start(caller, u.id) for u in uploads), return_exceptions=True)
+
+        started = [o for o in outcomes if not isinstance(o, BaseException)]
+        refused = [o for o in outcomes if isinstance(o, QuotaExceeded)]
+        assert (len(started), len(refused)) == (3, STARTS - 3), outcomes
+        async with engine.connect() as connection:
+            rows_used = await connection.scalar(select(BatchRowUsageRow.rows_used).where(BatchRowUsageRow.user_id == user.id))
+            searches = await connection.scalar(select(MonthlyUsageRow.used).where(MonthlyUsageRow.user_id == user.id))
+            jobs = (await connection.scalars(select(BatchJobRow.id).where(BatchJobRow.user_id == user.id))).all()
+        assert (rows_used, searches, len(jobs)) == (9, 3, 3)  # refused starts were given back their search
+    finally:
+        async with engine.begin() as connection:
+            await connection.execute(delete(UserRow).where(UserRow.id == user.id))
+        container.search_store().close()
+        await engine.dispose()

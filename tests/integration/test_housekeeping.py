@@ -1,0 +1,41 @@
+"""The server's periodic upload purge: it runs on start, again after its interval, survives a
+failing round, and stops with the app."""
+
+from __future__ import annotations
+
+import asyncio
+
+from entrypoints.http.housekeeping import UploadPurger
+
+
+class _Batch:
+    def __init__(self) -> None:
+        self.rounds = 0
+        self.third_round = asyncio.Event()
+
+    async def purge_uploads(self) -> int:
+        self.rounds += 1
+        if self.rounds == 3:
+            self.third_round.set()
+        if self.rounds == 1:
+            raise RuntimeError("database restarting")  # logged; the next round tries again
+        return 2
+
+
+class _Container:
+    def __init__(self, batch: _Batch) -> None:
+        self._batch = batch
+
+    def batch(self) -> _Batch:
+        return self._batch
+
+
+async def test_the_purge_repeats_survives_a_failure_and_stops() -> None:
+    batch = _Batch()
+    purger = UploadPurger(_Container(batch), every_seconds=0)  # type: ignore[arg-type]
+    await purger.start()
+    await asyncio.wait_for(batch.third_round.wait(), timeout=5)
+    await purger.stop()
+    rounds = batch.rounds
+    await asyncio.sleep(0)
+    assert rounds >= 3 and batch.rounds == rounds  # nothing runs after stop
