@@ -40,6 +40,11 @@ STREET_NOT_READ = (
 RECENT_LIMIT = 50
 
 
+def not_located_message(address: ParsedAddress, notes: list[str]) -> str:
+    why = " ".join(notes) or f"ZIP code {address.zip5} and the city named do not match any place we know."
+    return f"Could not locate this address, so nothing was charged. {why} Check the ZIP code and city, then try again."
+
+
 def limit_reached_message(limit: int) -> str:
     return f"Monthly search limit reached: search limit reached ({limit} searches/month)"
 
@@ -116,6 +121,8 @@ class LookupService:
             raise QuotaExceeded(limit_reached_message(limit))
         cached = await self._cached_answer(address, text.strip())
         result = cached or await self.answer(address, query=text.strip())
+        if result["location"]["county_fips"] is None and result["receipt"]["lat"] is None:
+            raise NotFound(not_located_message(address, result["location"]["notes"]))  # and not charged
         search = StoredSearch(
             id=result["search_id"],
             user_id=caller.user_id,

@@ -10,6 +10,11 @@ from typing import Self
 from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from application.accounts import AccountPolicy, AccountService
+from application.lookup import LookupProviders, LookupService
+from application.lookup_ports import CountyPerils, StoredSearch
+from domain.county_choice import CountyChoice, CountyShare, choose_county, place_key
+from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
+from domain.perils import PerilScores
 from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
@@ -244,3 +249,172 @@ def in_memory_accounts(policy: AccountPolicy | None = None) -> AccountsWorld:
         strength=ZxcvbnPasswordStrength(),
     )
     return AccountsWorld(service, store, clock, throttle, hasher)
+
+
+# --- the lookup's ports, in memory -------------------------------------------------------------
+
+
+class InMemorySearchStore:
+    def __init__(self) -> None:
+        self.searches: list[StoredSearch] = []
+        self.used_by_month: dict[tuple[str, str], int] = {}
+
+    async def add(self, search: StoredSearch) -> None:
+        self.searches.append(search)
+
+    async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
+        used = self.used_by_month.get((search.user_id, month), 0)
+        if limit is not None and used >= limit:
+            return False
+        self.used_by_month[(search.user_id, month)] = used + 1
+        self.searches.append(search)
+        return True
+
+    async def used(self, user_id: str, month: str) -> int:
+        return self.used_by_month.get((user_id, month), 0)
+
+    async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
+        matching = [s for s in self.searches if s.building_key == building_key and s.created_at >= since and s.result]
+        return matching[-1].result if matching else None
+
+    async def recent(self, user_id: str, limit: int) -> list[StoredSearch]:
+        return [s for s in reversed(self.searches) if s.user_id == user_id][:limit]
+
+    async def get(self, user_id: str, search_id: str) -> StoredSearch | None:
+        return next((s for s in self.searches if s.id == search_id and s.user_id == user_id), None)
+
+    async def neighbours(self, user_id: str, search: StoredSearch) -> tuple[str | None, str | None]:
+        return None, None
+
+
+class CountingPlacesFake:
+    name = "fake places"
+
+    def __init__(self, occupants: dict[str, list[Occupant]] | None = None) -> None:
+        self.occupants = occupants or {}
+        self.calls = 0
+
+    async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]:
+        self.calls += 1
+        return list(self.occupants.get(str(address.key), []))
+
+
+class TableLocator:
+    """ZIP and place tables as dictionaries, decided by the real domain rule."""
+
+    name = "fake tables"
+
+    def __init__(self, zip_shares: dict[str, list[CountyShare]], places: dict[tuple[str, str], dict[str, float]]) -> None:
+        self._zips = zip_shares
+        self._places = places
+
+    async def locate(self, address: ParsedAddress) -> CountyChoice:
+        place = self._places.get(((address.state or ""), place_key(address.city or "")), {})
+        return choose_county(self._zips.get(address.zip5, []), place)
+
+
+class DictPerils:
+    name = "fake NRI"
+
+    def __init__(self, counties: dict[str, CountyPerils]) -> None:
+        self._counties = counties
+
+    async def for_county(self, county_fips: str) -> CountyPerils | None:
+        return self._counties.get(county_fips)
+
+
+class NoGeocoder:
+    name = "none"
+
+    async def geocode(self, address: ParsedAddress) -> GeoPoint | None:
+        return None
+
+
+class NoBuildings:
+    name = "none"
+
+    async def building_at(self, key) -> Building | None:  # noqa: ANN001
+        return None
+
+
+class NoNaics:
+    async def titles(self, codes: set[str]) -> dict[str, str]:
+        return {}
+
+    def code_for_types(self, types: list[str]) -> str | None:
+        return None
+
+
+class InMemoryQuotaLedger:
+    def __init__(self, store: InMemorySearchStore) -> None:
+        self._store = store
+
+    async def reserve(self, user_id: str, month: str, limit: int | None) -> bool:
+        used = self._store.used_by_month.get((user_id, month), 0)
+        if limit is not None and used >= limit:
+            return False
+        self._store.used_by_month[(user_id, month)] = used + 1
+        return True
+
+    async def release(self, user_id: str, month: str) -> None:
+        self._store.used_by_month[(user_id, month)] -= 1
+
+
+def county(fips: str, name: str, total: float) -> CountyPerils:
+    return CountyPerils(fips, name, "AK", PerilScores(scores={}, total=total, total_rating="Relatively Low"), "1.20.0")
+
+
+@dataclass
+class LookupWorld:
+    service: LookupService
+    clock: FakeClock
+    places: CountingPlacesFake
+    searches: InMemorySearchStore
+    settings: InMemorySystemSettings
+    users: dict[str, Role]
+
+
+class DictRoles:
+    def __init__(self, users: dict[str, Role]) -> None:
+        self._users = users
+
+    async def role_of(self, user_id: str) -> Role | None:
+        return self._users.get(user_id)
+
+    def forget(self, user_id: str) -> None:
+        return None
+
+
+def in_memory_lookup(search_caching: bool = True, monthly_limit: int = 10) -> LookupWorld:
+    """Anchorage's ZIP 99503 lies in one county; 99501 is split between two by its addresses."""
+    from adapters.address_parser import UsaddressParser
+    from adapters.security.attempt_limiter import SlidingWindowLimiter
+    from application.rate_limit import RequestRateLimit
+
+    clock = FakeClock()
+    searches = InMemorySearchStore()
+    places = CountingPlacesFake()
+    settings = InMemorySystemSettings(SystemSettings(monthly_search_limit=monthly_limit, search_caching=search_caching))
+    users: dict[str, Role] = {}
+    providers = LookupProviders(
+        parser=UsaddressParser(),
+        geocoder=NoGeocoder(),
+        places=places,
+        perils=DictPerils({"02020": county("02020", "Anchorage", 31.2), "02122": county("02122", "Kenai Peninsula", 44.0)}),
+        locator=TableLocator(
+            {"99503": [CountyShare("02020", 1.0)], "99501": [CountyShare("02020", 0.6), CountyShare("02122", 0.4)]},
+            {("AK", "KENAI"): {"02122": 1.0}},
+        ),
+        buildings=NoBuildings(),
+        naics=NoNaics(),
+    )
+    service = LookupService(
+        providers=providers,
+        searches=searches,
+        quota=InMemoryQuotaLedger(searches),
+        clock=clock,
+        settings=settings,
+        rate_limit=RequestRateLimit(settings, SlidingWindowLimiter(max_failures=1000, window_seconds=60, clock=clock.monotonic)),
+        roles=DictRoles(users),
+    )
+    return LookupWorld(service, clock, places, searches, settings, users)
