@@ -14,6 +14,7 @@ from application.accounts import Session
 from application.errors import NotAuthenticated
 from domain.accounts import User
 from entrypoints.http.dependencies import Accounts, Claims, container_of
+from entrypoints.http.openapi import BEARER, JSON_BODY, SIGNED_IN, error_responses
 
 REFRESH_COOKIE = "ps_refresh"
 REFRESH_COOKIE_PATH = "/api/auth"
@@ -112,20 +113,26 @@ def set_refresh_cookie(request: Request, response: Response, session: Session) -
     )
 
 
-@post("/api/auth/signup", tags=["auth"], status_code=201)
+@post("/api/auth/signup", tags=["auth"], status_code=201, responses=error_responses(JSON_BODY, 409))
 async def signup(data: JSONBody[SignupBody], accounts: Accounts) -> dict[str, Any]:
     user = await accounts.sign_up(data.email, data.password, data.display_name)
     return {"status": "success", "user": user_json(user)}
 
 
-@post("/api/auth/login", tags=["auth"], status_code=200)
+@post("/api/auth/login", tags=["auth"], status_code=200, responses=error_responses(JSON_BODY, 401, 429))
 async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts) -> Response:
     client = request.client.host if request.client else "unknown"
     session = await accounts.log_in(data.email, data.password, data.remember_me, client)
     return session_response(request, session)
 
 
-@post("/api/auth/refresh", tags=["auth"], status_code=200, summary="New access token from the refresh cookie (rotated)")
+@post(
+    "/api/auth/refresh",
+    tags=["auth"],
+    status_code=200,
+    summary="New access token from the refresh cookie (rotated)",
+    responses=error_responses(400, 401),
+)
 async def refresh(request: Request, accounts: Accounts) -> Response:
     token = request.cookies.get(REFRESH_COOKIE)
     if not token:
@@ -133,7 +140,7 @@ async def refresh(request: Request, accounts: Accounts) -> Response:
     return session_response(request, await accounts.refresh(token))
 
 
-@post("/api/auth/logout", tags=["auth"], status_code=200)
+@post("/api/auth/logout", tags=["auth"], status_code=200, responses=error_responses(400))
 async def logout(request: Request, accounts: Accounts) -> Response:
     token = request.cookies.get(REFRESH_COOKIE)
     if token:
@@ -143,7 +150,13 @@ async def logout(request: Request, accounts: Accounts) -> Response:
     return response
 
 
-@post("/forgot-password", tags=["auth"], status_code=200, summary="Send a reset link; answers alike for unknown emails")
+@post(
+    "/forgot-password",
+    tags=["auth"],
+    status_code=200,
+    summary="Send a reset link; answers alike for unknown emails",
+    responses=error_responses(JSON_BODY),
+)
 async def forgot_password(request: Request, data: JSONBody[ForgotPasswordBody], accounts: Accounts) -> Response:
     mail = await accounts.request_password_reset(data.email)
     # Sent after the response, so known and unknown addresses take the same time to answer.
@@ -151,42 +164,56 @@ async def forgot_password(request: Request, data: JSONBody[ForgotPasswordBody], 
     return Response({"status": "success", "message": FORGOT_PASSWORD_MESSAGE}, background=background)
 
 
-@post("/api/auth/reset-password", tags=["auth"], status_code=200)
+@post("/api/auth/reset-password", tags=["auth"], status_code=200, responses=error_responses(JSON_BODY))
 async def reset_password(data: JSONBody[ResetPasswordBody], accounts: Accounts) -> dict[str, str]:
     await accounts.reset_password(data.token, data.password)
     return {"status": "success"}
 
 
-@post("/api/auth/change-password", tags=["auth"], status_code=200)
+@post(
+    "/api/auth/change-password", tags=["auth"], status_code=200, security=BEARER, responses=error_responses(JSON_BODY, SIGNED_IN)
+)
 async def change_password(data: JSONBody[ChangePasswordBody], claims: Claims, accounts: Accounts) -> dict[str, str]:
     await accounts.change_password(claims.user_id, data.current_password, data.new_password)
     return {"status": "success"}
 
 
-@get("/api/auth/me", tags=["auth"])
+@get("/api/auth/me", tags=["auth"], security=BEARER, responses=error_responses(SIGNED_IN))
 async def me(claims: Claims, accounts: Accounts) -> dict[str, Any]:
     return {"status": "success", "user": user_json(await accounts.me(claims.user_id))}
 
 
-@patch("/api/auth/me", tags=["auth"], summary="Change display name and photo URL")
+@patch(
+    "/api/auth/me",
+    tags=["auth"],
+    summary="Change display name and photo URL",
+    security=BEARER,
+    responses=error_responses(JSON_BODY, SIGNED_IN),
+)
 async def update_me(data: JSONBody[ProfileBody], claims: Claims, accounts: Accounts) -> dict[str, Any]:
     user = await accounts.update_profile(claims.user_id, data.display_name, data.photo_url)
     return {"status": "success", "user": user_json(user)}
 
 
-@post("/api/auth/verify-token", tags=["auth"], status_code=200)
+@post("/api/auth/verify-token", tags=["auth"], status_code=200, responses=error_responses(JSON_BODY, 401))
 async def verify_token(data: JSONBody[VerifyTokenBody], accounts: Accounts) -> dict[str, Any]:
     claims = accounts.authenticate(data.token)
     return {"status": "success", "valid": True, "uid": claims.user_id}
 
 
-@get("/api/auth/get-user-info/{uid:str}", tags=["auth"], summary="Own account, or any for admins")
+@get(
+    "/api/auth/get-user-info/{uid:str}",
+    tags=["auth"],
+    summary="Own account, or any for admins",
+    security=BEARER,
+    responses=error_responses(400, SIGNED_IN, 403, 404),
+)
 async def get_user_info(uid: FromPath[str], claims: Claims, accounts: Accounts) -> dict[str, Any]:
     user = await accounts.user_info(claims, uid)
     return {"status": "success", "user": user_info_json(user)}
 
 
-@get("/api/auth/get-search-stats", tags=["auth"])
+@get("/api/auth/get-search-stats", tags=["auth"], security=BEARER, responses=error_responses(SIGNED_IN))
 async def get_search_stats(claims: Claims, accounts: Accounts) -> dict[str, Any]:
     stats = await accounts.search_stats(claims.user_id)
     return {"status": "success", "stats": dataclasses.asdict(stats)}

@@ -12,6 +12,8 @@ from litestar.params import FromPath, JSONBody, MultipartBody
 from application.batch import BatchJob, BatchService, eta_seconds
 from domain.batch_input import MAX_UPLOAD_BYTES
 from entrypoints.http.dependencies import Claims, container_of, requires_sign_in
+from entrypoints.http.control_characters import MULTILINE_FIELDS
+from entrypoints.http.openapi import BEARER, JSON_BODY, SIGNED_IN, error_responses
 
 UPLOAD_BODY_LIMIT = MAX_UPLOAD_BYTES + 1024 * 1024  # the file plus multipart framing
 
@@ -50,6 +52,8 @@ def job_json(request: Request, job: BatchJob) -> dict[str, Any]:
     status_code=200,
     request_max_body_size=UPLOAD_BODY_LIMIT,
     guards=[requires_sign_in],
+    security=BEARER,
+    responses=error_responses(JSON_BODY, SIGNED_IN),
 )
 async def upload_csv(request: Request, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
     content = await data.file.read()
@@ -57,17 +61,30 @@ async def upload_csv(request: Request, claims: Claims, data: MultipartBody[Uploa
     return {"status": "success", "file_id": upload.id, "file_path": f"uploads/{upload.name}", "rows": upload.row_count}
 
 
-@post("/api/batch-jobs", tags=["batch"], status_code=202, summary="Start a batch job for an uploaded file")
+@post(
+    "/api/batch-jobs",
+    tags=["batch"],
+    status_code=202,
+    summary="Start a batch job for an uploaded file",
+    security=BEARER,
+    responses=error_responses(JSON_BODY, SIGNED_IN, 404, 429),
+)
 async def start_job(request: Request, claims: Claims, data: JSONBody[StartJobBody]) -> dict[str, Any]:
     return job_json(request, await _batch(request).start(claims, data.file_id))
 
 
-@get("/api/batch-jobs/{job_id:str}", tags=["batch"], summary="Status, stage and progress of a batch job")
+@get(
+    "/api/batch-jobs/{job_id:str}",
+    tags=["batch"],
+    summary="Status, stage and progress of a batch job",
+    security=BEARER,
+    responses=error_responses(400, SIGNED_IN, 404),
+)
 async def get_job(request: Request, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
     return job_json(request, await _batch(request).job(claims, job_id))
 
 
-@get("/api/list-exported-files", tags=["batch"])
+@get("/api/list-exported-files", tags=["batch"], security=BEARER, responses=error_responses(SIGNED_IN))
 async def list_exported_files(request: Request, claims: Claims) -> dict[str, Any]:
     exports = await _batch(request).exports(claims)
     return {
@@ -79,13 +96,25 @@ async def list_exported_files(request: Request, claims: Claims) -> dict[str, Any
     }
 
 
-@get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text")
+@get(
+    "/api/view-export/{filename:str}",
+    tags=["batch"],
+    summary="An export's CSV text",
+    security=BEARER,
+    responses=error_responses(400, SIGNED_IN, 404),
+)
 async def view_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
     export = await _batch(request).export(claims, filename)
     return Response(export.content, media_type="text/csv; charset=utf-8")
 
 
-@get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment")
+@get(
+    "/api/download/{filename:str}",
+    tags=["batch"],
+    summary="An export as a CSV attachment",
+    security=BEARER,
+    responses=error_responses(400, SIGNED_IN, 404),
+)
 async def download_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
     export = await _batch(request).export(claims, filename)
     return Response(
@@ -105,18 +134,41 @@ class LegacyDataBody(msgspec.Struct):
     data: list[dict[str, Any]]
 
 
-@post("/api/search", tags=["batch"], status_code=200, summary="SPEC §7: answer every row of an upload now")
+@post(
+    "/api/search",
+    tags=["batch"],
+    status_code=200,
+    summary="SPEC §7: answer every row of an upload now",
+    security=BEARER,
+    responses=error_responses(JSON_BODY, SIGNED_IN, 404, 429, 503),
+)
 async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacySearchBody]) -> dict[str, Any]:
     return {"status": "success", "data": await _batch(request).search_now(claims, data.file_id)}
 
 
-@post("/api/match-yelp", tags=["batch"], status_code=200, summary="SPEC §7: occupants are matched during search")
+@post(
+    "/api/match-yelp",
+    tags=["batch"],
+    status_code=200,
+    summary="SPEC §7: occupants are matched during search",
+    security=BEARER,
+    responses=error_responses(JSON_BODY, SIGNED_IN),
+    opt={MULTILINE_FIELDS: ("data",)},  # result rows: occupant names and descriptions as found
+)
 async def legacy_match(data: JSONBody[LegacyDataBody], claims: Claims) -> dict[str, Any]:
     # The search step already matched occupants to each address, so the data comes back as is.
     return {"status": "success", "data": data.data}
 
 
-@post("/api/export", tags=["batch"], status_code=200, summary="SPEC §7: store results as an export")
+@post(
+    "/api/export",
+    tags=["batch"],
+    status_code=200,
+    summary="SPEC §7: store results as an export",
+    security=BEARER,
+    responses=error_responses(JSON_BODY, SIGNED_IN),
+    opt={MULTILINE_FIELDS: ("data",)},
+)
 async def legacy_export(request: Request, claims: Claims, data: JSONBody[LegacyDataBody]) -> dict[str, Any]:
     if not data.data:
         return {"status": "error", "error": "No processed data available to export"}
