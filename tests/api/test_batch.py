@@ -88,9 +88,11 @@ async def test_exports_and_jobs_are_owner_scoped_and_names_are_checked(client: A
     bob_file = (await _upload(client, bob["headers"])).json()["file_id"]
     alice_using_bobs = await client.post("/api/batch-jobs", json={"file_id": bob_file}, headers=alice["headers"])
     assert alice_using_bobs.status_code == 404
-    for attempt in ("..%2F..%2Fetc%2Fpasswd", "..%5C..%5Cwin.ini", "%2Fetc%2Fpasswd", "x%00.csv", "....csv", f"..%2F{name}"):
+    for attempt in ("..%2F..%2Fetc%2Fpasswd", "..%5C..%5Cwin.ini", "%2Fetc%2Fpasswd", "....csv", f"..%2F{name}"):
         response = await client.get(f"/api/view-export/{attempt}", headers=alice["headers"])
         assert response.status_code == 404, attempt
+    # A NUL never gets as far as a name lookup: it is refused at the edge.
+    assert (await client.get("/api/view-export/x%00.csv", headers=alice["headers"])).status_code == 400
 
 
 async def test_an_interrupted_job_runs_again_and_its_export_is_whole(client: AsyncClient, container: Container) -> None:
