@@ -8,26 +8,20 @@ from collections.abc import Awaitable, Callable
 from litestar.datastructures import MutableScopeHeaders
 from litestar.types import Message, Scope
 
-# The built web app is files from this origin only: no inline script, no eval. Inline styles
-# are not needed either: React sets style properties through the CSSOM, which CSP leaves alone.
-# Images may be https (a profile photo URL is any https address) or data: (inline SVG icons).
-APP_POLICY = (
+# The built web app and Swagger UI at /schema are files from this origin only: no inline script,
+# no eval, no inline style (React and Swagger UI set style properties through the CSSOM, which CSP
+# leaves alone; web/e2e/csp.test.mjs checks both pages in chromium). Images may be https (a
+# profile photo URL is any https address) or data: (inline SVG icons).
+CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-ancestors 'none'"
-)
-# Swagger UI (entrypoints/http/swagger.py) runs no inline script but styles its widgets with
-# inline style elements and draws icons as data: SVG.
-SCHEMA_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
 PERMISSIONS_POLICY = (
     "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), "
     "payment=(), usb=()"
 )
 HSTS = "max-age=63072000; includeSubDomains"
-SCHEMA_PREFIXES = ("/schema", "/schema-assets")
 
 
 def security_headers_hook(https: bool) -> Callable[[Message, Scope], Awaitable[None]]:
@@ -39,7 +33,7 @@ def security_headers_hook(https: bool) -> Callable[[Message, Scope], Awaitable[N
             return
         path: str = scope.get("path", "")
         headers = MutableScopeHeaders.from_message(message)
-        headers["Content-Security-Policy"] = SCHEMA_POLICY if path.startswith(SCHEMA_PREFIXES) else APP_POLICY
+        headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
         headers["X-Content-Type-Options"] = "nosniff"
         headers["X-Frame-Options"] = "DENY"
         headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
