@@ -14,7 +14,7 @@ from application.admin import AdminService
 from domain.accounts import Role
 from domain.system_settings import SystemSettings
 from entrypoints.http.dependencies import Admin, container_of
-from entrypoints.http.openapi import ADMIN, BEARER, JSON_BODY, error_responses
+from entrypoints.http.openapi import JSON_BODY, admin_only
 from entrypoints.http.routes.auth import user_info_json
 
 UserId = Annotated[str, msgspec.Meta(max_length=36)]
@@ -39,13 +39,7 @@ def settings_json(settings: SystemSettings) -> dict[str, Any]:
     return dataclasses.asdict(settings)
 
 
-@get(
-    "/api/admin/list-users",
-    tags=["admin"],
-    security=BEARER,
-    summary="Every account, newest first",
-    responses=error_responses(ADMIN),
-)
+@get("/api/admin/list-users", tags=["admin"], summary="Every account, newest first", **admin_only())
 async def list_users(request: Request, admin: Admin) -> dict[str, Any]:
     return {"status": "success", "users": [user_info_json(user) for user in await _admin(request).users()]}
 
@@ -53,9 +47,8 @@ async def list_users(request: Request, admin: Admin) -> dict[str, Any]:
 @get(
     "/api/admin/user-info/{uid:str}",
     tags=["admin"],
-    security=BEARER,
     summary="One account with its search statistics",
-    responses=error_responses(400, ADMIN, 404),
+    **admin_only(400, 404),
 )
 async def user_info(request: Request, admin: Admin, uid: FromPath[str]) -> dict[str, Any]:
     user, stats = await _admin(request).user_info(uid)
@@ -65,34 +58,21 @@ async def user_info(request: Request, admin: Admin, uid: FromPath[str]) -> dict[
 @post(
     "/api/admin/update-user-role",
     tags=["admin"],
-    security=BEARER,
     status_code=200,
     summary="Make a user an admin or a regular user",
-    responses=error_responses(JSON_BODY, ADMIN, 404, 409),
+    **admin_only(JSON_BODY, 404, 409),
 )
 async def update_user_role(request: Request, admin: Admin, data: JSONBody[RoleChange]) -> dict[str, Any]:
     user = await _admin(request).change_role(admin, data.uid, Role(data.role))
     return {"status": "success", "user": user_info_json(user)}
 
 
-@get(
-    "/api/admin/search-stats",
-    tags=["admin"],
-    security=BEARER,
-    summary="Users and searches across the system",
-    responses=error_responses(ADMIN),
-)
+@get("/api/admin/search-stats", tags=["admin"], summary="Users and searches across the system", **admin_only())
 async def search_stats(request: Request, admin: Admin) -> dict[str, Any]:
     return {"status": "success", "stats": dataclasses.asdict(await _admin(request).statistics())}
 
 
-@get(
-    "/api/admin/settings",
-    tags=["admin"],
-    security=BEARER,
-    summary="The saved system settings",
-    responses=error_responses(ADMIN),
-)
+@get("/api/admin/settings", tags=["admin"], summary="The saved system settings", **admin_only())
 async def get_settings(request: Request, admin: Admin) -> dict[str, Any]:
     return {"status": "success", "settings": settings_json(await _admin(request).settings())}
 
@@ -100,9 +80,8 @@ async def get_settings(request: Request, admin: Admin) -> dict[str, Any]:
 @put(
     "/api/admin/settings",
     tags=["admin"],
-    security=BEARER,
     summary="Save the system settings; enforced from the next request",
-    responses=error_responses(JSON_BODY, ADMIN),
+    **admin_only(JSON_BODY),
 )
 async def put_settings(request: Request, admin: Admin, data: JSONBody[SettingsBody]) -> dict[str, Any]:
     saved = await _admin(request).save_settings(admin, data.monthly_search_limit, data.rate_limiting, data.search_caching)

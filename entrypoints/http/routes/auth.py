@@ -14,7 +14,7 @@ from application.accounts import Session
 from application.errors import NotAuthenticated
 from domain.accounts import User
 from entrypoints.http.dependencies import Accounts, Claims, container_of
-from entrypoints.http.openapi import BEARER, JSON_BODY, SIGNED_IN, error_responses
+from entrypoints.http.openapi import JSON_BODY, error_responses, signed_in
 
 REFRESH_COOKIE = "ps_refresh"
 REFRESH_COOKIE_PATH = "/api/auth"
@@ -170,26 +170,18 @@ async def reset_password(data: JSONBody[ResetPasswordBody], accounts: Accounts) 
     return {"status": "success"}
 
 
-@post(
-    "/api/auth/change-password", tags=["auth"], status_code=200, security=BEARER, responses=error_responses(JSON_BODY, SIGNED_IN)
-)
+@post("/api/auth/change-password", tags=["auth"], status_code=200, **signed_in(JSON_BODY))
 async def change_password(data: JSONBody[ChangePasswordBody], claims: Claims, accounts: Accounts) -> dict[str, str]:
     await accounts.change_password(claims.user_id, data.current_password, data.new_password)
     return {"status": "success"}
 
 
-@get("/api/auth/me", tags=["auth"], security=BEARER, responses=error_responses(SIGNED_IN))
+@get("/api/auth/me", tags=["auth"], **signed_in())
 async def me(claims: Claims, accounts: Accounts) -> dict[str, Any]:
     return {"status": "success", "user": user_json(await accounts.me(claims.user_id))}
 
 
-@patch(
-    "/api/auth/me",
-    tags=["auth"],
-    summary="Change display name and photo URL",
-    security=BEARER,
-    responses=error_responses(JSON_BODY, SIGNED_IN),
-)
+@patch("/api/auth/me", tags=["auth"], summary="Change display name and photo URL", **signed_in(JSON_BODY))
 async def update_me(data: JSONBody[ProfileBody], claims: Claims, accounts: Accounts) -> dict[str, Any]:
     user = await accounts.update_profile(claims.user_id, data.display_name, data.photo_url)
     return {"status": "success", "user": user_json(user)}
@@ -205,15 +197,14 @@ async def verify_token(data: JSONBody[VerifyTokenBody], accounts: Accounts) -> d
     "/api/auth/get-user-info/{uid:str}",
     tags=["auth"],
     summary="Own account, or any for admins",
-    security=BEARER,
-    responses=error_responses(400, SIGNED_IN, 403, 404),
+    **signed_in(400, 403, 404),
 )
 async def get_user_info(uid: FromPath[str], claims: Claims, accounts: Accounts) -> dict[str, Any]:
     user = await accounts.user_info(claims, uid)
     return {"status": "success", "user": user_info_json(user)}
 
 
-@get("/api/auth/get-search-stats", tags=["auth"], security=BEARER, responses=error_responses(SIGNED_IN))
+@get("/api/auth/get-search-stats", tags=["auth"], **signed_in())
 async def get_search_stats(claims: Claims, accounts: Accounts) -> dict[str, Any]:
     stats = await accounts.search_stats(claims.user_id)
     return {"status": "success", "stats": dataclasses.asdict(stats)}

@@ -13,7 +13,7 @@ from application.batch import BatchJob, BatchService, eta_seconds
 from domain.batch_input import MAX_UPLOAD_BYTES
 from entrypoints.http.dependencies import Claims, container_of, requires_sign_in
 from entrypoints.http.control_characters import MULTILINE_FIELDS
-from entrypoints.http.openapi import BEARER, JSON_BODY, SIGNED_IN, error_responses
+from entrypoints.http.openapi import JSON_BODY, signed_in
 
 UPLOAD_BODY_LIMIT = MAX_UPLOAD_BYTES + 1024 * 1024  # the file plus multipart framing
 
@@ -52,8 +52,7 @@ def job_json(request: Request, job: BatchJob) -> dict[str, Any]:
     status_code=200,
     request_max_body_size=UPLOAD_BODY_LIMIT,
     guards=[requires_sign_in],
-    security=BEARER,
-    responses=error_responses(JSON_BODY, SIGNED_IN),
+    **signed_in(JSON_BODY),
 )
 async def upload_csv(request: Request, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
     content = await data.file.read()
@@ -66,8 +65,7 @@ async def upload_csv(request: Request, claims: Claims, data: MultipartBody[Uploa
     tags=["batch"],
     status_code=202,
     summary="Start a batch job for an uploaded file",
-    security=BEARER,
-    responses=error_responses(JSON_BODY, SIGNED_IN, 404, 429),
+    **signed_in(JSON_BODY, 404, 429),
 )
 async def start_job(request: Request, claims: Claims, data: JSONBody[StartJobBody]) -> dict[str, Any]:
     return job_json(request, await _batch(request).start(claims, data.file_id))
@@ -77,14 +75,13 @@ async def start_job(request: Request, claims: Claims, data: JSONBody[StartJobBod
     "/api/batch-jobs/{job_id:str}",
     tags=["batch"],
     summary="Status, stage and progress of a batch job",
-    security=BEARER,
-    responses=error_responses(400, SIGNED_IN, 404),
+    **signed_in(400, 404),
 )
 async def get_job(request: Request, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
     return job_json(request, await _batch(request).job(claims, job_id))
 
 
-@get("/api/list-exported-files", tags=["batch"], security=BEARER, responses=error_responses(SIGNED_IN))
+@get("/api/list-exported-files", tags=["batch"], **signed_in())
 async def list_exported_files(request: Request, claims: Claims) -> dict[str, Any]:
     exports = await _batch(request).exports(claims)
     return {
@@ -96,25 +93,13 @@ async def list_exported_files(request: Request, claims: Claims) -> dict[str, Any
     }
 
 
-@get(
-    "/api/view-export/{filename:str}",
-    tags=["batch"],
-    summary="An export's CSV text",
-    security=BEARER,
-    responses=error_responses(400, SIGNED_IN, 404),
-)
+@get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text", **signed_in(400, 404))
 async def view_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
     export = await _batch(request).export(claims, filename)
     return Response(export.content, media_type="text/csv; charset=utf-8")
 
 
-@get(
-    "/api/download/{filename:str}",
-    tags=["batch"],
-    summary="An export as a CSV attachment",
-    security=BEARER,
-    responses=error_responses(400, SIGNED_IN, 404),
-)
+@get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment", **signed_in(400, 404))
 async def download_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
     export = await _batch(request).export(claims, filename)
     return Response(
@@ -139,8 +124,7 @@ class LegacyDataBody(msgspec.Struct):
     tags=["batch"],
     status_code=200,
     summary="SPEC §7: answer every row of an upload now",
-    security=BEARER,
-    responses=error_responses(JSON_BODY, SIGNED_IN, 404, 429, 503),
+    **signed_in(JSON_BODY, 404, 429, 503),
 )
 async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacySearchBody]) -> dict[str, Any]:
     return {"status": "success", "data": await _batch(request).search_now(claims, data.file_id)}
@@ -151,8 +135,7 @@ async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacyS
     tags=["batch"],
     status_code=200,
     summary="SPEC §7: occupants are matched during search",
-    security=BEARER,
-    responses=error_responses(JSON_BODY, SIGNED_IN),
+    **signed_in(JSON_BODY),
     opt={MULTILINE_FIELDS: ("data",)},  # result rows: occupant names and descriptions as found
 )
 async def legacy_match(data: JSONBody[LegacyDataBody], claims: Claims) -> dict[str, Any]:
@@ -165,8 +148,7 @@ async def legacy_match(data: JSONBody[LegacyDataBody], claims: Claims) -> dict[s
     tags=["batch"],
     status_code=200,
     summary="SPEC §7: store results as an export",
-    security=BEARER,
-    responses=error_responses(JSON_BODY, SIGNED_IN),
+    **signed_in(JSON_BODY),
     opt={MULTILINE_FIELDS: ("data",)},
 )
 async def legacy_export(request: Request, claims: Claims, data: JSONBody[LegacyDataBody]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from litestar.response import Redirect
 
 from application.external_sign_in import ExternalSignIn, ExternalSignInFailed
 from entrypoints.http.dependencies import container_of
-from entrypoints.http.openapi import error_responses
+from entrypoints.http.openapi import error_responses, signed_in
 from entrypoints.http.routes.auth import set_refresh_cookie
 
 STATE_COOKIE = "ps_oidc_state"

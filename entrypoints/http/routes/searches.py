@@ -10,7 +10,7 @@ from litestar.params import FromPath, QueryParameter
 from application.lookup import LookupService
 from application.lookup_ports import StoredSearch
 from entrypoints.http.dependencies import Claims, container_of
-from entrypoints.http.openapi import BEARER, SIGNED_IN, error_responses
+from entrypoints.http.openapi import signed_in
 from domain.export import result_rows, to_csv
 
 
@@ -34,8 +34,7 @@ def search_json(search: StoredSearch) -> dict[str, Any]:
     "/api/nearby-search",
     tags=["search"],
     summary="Look up one address: occupants, building, geo perils",
-    security=BEARER,
-    responses=error_responses(400, SIGNED_IN, 429, 503),
+    **signed_in(400, 429, 503),
 )
 async def nearby_search(
     request: Request, claims: Claims, address: Annotated[str, QueryParameter(max_length=1000)] = ""
@@ -44,7 +43,7 @@ async def nearby_search(
     return {"status": "success", "search_id": result["search_id"], "data": result["occupants"], "result": result}
 
 
-@get("/api/recent-searches", tags=["search"], security=BEARER, responses=error_responses(SIGNED_IN))
+@get("/api/recent-searches", tags=["search"], **signed_in())
 async def recent_searches(request: Request, claims: Claims) -> dict[str, Any]:
     searches = await _lookup(request).recent(claims)
     return {"status": "success", "searches": [search_json(s) for s in searches]}
@@ -54,8 +53,7 @@ async def recent_searches(request: Request, claims: Claims) -> dict[str, Any]:
     "/api/search-results/{search_id:str}",
     tags=["search"],
     summary="One of the caller's stored searches",
-    security=BEARER,
-    responses=error_responses(400, SIGNED_IN, 404),
+    **signed_in(400, 404),
 )
 async def search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> dict[str, Any]:
     search, previous_id, next_id = await _lookup(request).stored(claims, search_id)
@@ -66,8 +64,7 @@ async def search_result(request: Request, claims: Claims, search_id: FromPath[st
     "/api/search-results/{search_id:str}/export",
     tags=["search"],
     summary="One stored search as CSV",
-    security=BEARER,
-    responses=error_responses(400, SIGNED_IN, 404),
+    **signed_in(400, 404),
 )
 async def export_search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> Response[str]:
     search, _previous, _next = await _lookup(request).stored(claims, search_id)
