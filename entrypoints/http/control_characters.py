@@ -2,7 +2,7 @@
 an error on PostgreSQL, a line break in a mail header is an injection, and neither belongs
 in a name, an address, an id or a file path.
 
-One before-request hook for every route checks path and query parameters, cookies and every
+One before-request hook for every route checks path and query parameters, the app's cookies and every
 string (and key) of a JSON body, and answers 400 naming the field. Tab, CR and LF are allowed
 only in the body fields a route lists as multi-line text, in its `opt`:
 `@post(..., opt={MULTILINE_FIELDS: ("body",)})`."""
@@ -20,6 +20,7 @@ from litestar.enums import RequestEncodingType
 from application.errors import InvalidInput
 
 MULTILINE_FIELDS = "multiline_fields"
+OWN_COOKIE_PREFIX = "ps_"  # ps_refresh, ps_oidc_state
 
 _ANY_CONTROL = re.compile(r"[\x00-\x1f]")
 _CONTROL_BUT_LINE_BREAKS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -38,7 +39,9 @@ async def refuse_control_characters(request: Request) -> None:
     for name, value in request.query_params.multi_items():
         _check(f"query parameter `{name}`", f"{name}{value}", multiline=False)
     for name, value in request.cookies.items():
-        _check(f"cookie `{name}`", f"{name}{value}", multiline=False)
+        # Only the app's own cookies: a stray one from another site on the same host must not lock visitors out.
+        if name.startswith(OWN_COOKIE_PREFIX):
+            _check(f"cookie `{name}`", value, multiline=False)
     if _takes_json_body(request):
         body = await request.body()  # kept by Litestar for the handler: read once
         if any(escape in body for escape in _JSON_CONTROL_ESCAPES):

@@ -73,6 +73,17 @@ async def test_a_control_character_in_a_path_or_query_parameter_is_a_400(
     assert parameter in response.json()["error"].lower()
 
 
+async def test_a_control_character_in_the_refresh_cookie_is_a_400_and_other_cookies_are_not_ours(
+    client: AsyncClient,
+) -> None:
+    client.cookies.set("ps_refresh", "abc\x01def", path="/api/auth")
+    refresh = await client.post("/api/auth/refresh")
+    assert refresh.status_code == 400 and "cookie `ps_refresh`" in refresh.json()["error"].lower()
+    client.cookies.clear()
+    client.cookies.set("someone_elses", "a\x01b")
+    assert (await client.get("/health")).status_code == 200
+
+
 async def test_the_contact_message_may_have_line_breaks_and_tabs(client: AsyncClient) -> None:
     assert (await client.post("/api/send-email", json=CONTACT)).status_code == 200
 
