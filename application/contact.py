@@ -24,6 +24,9 @@ class ContactService:
             raise InvalidInput("Please fill in every field of the form.")
         if len(body) > MAX_MESSAGE_CHARS or len(subject) > MAX_SUBJECT_CHARS:
             raise InvalidInput(f"Your message is too long: please keep it under {MAX_MESSAGE_CHARS} characters.")
+        # The subject becomes a mail header, where a line break would start another header.
+        if "\r" in subject or "\n" in subject:
+            raise InvalidInput("The subject must be a single line: remove the line break.")
         if reply_to is not None and not is_valid_email(normalize_email(reply_to)):
             raise InvalidInput("Please enter a valid email address")
         await throttled(self._throttle, f"contact-address:{client}", CONTACT_PER_ADDRESS, "messages in a short time")

@@ -1,4 +1,7 @@
-"""Failures a use case reports; the HTTP layer maps each kind to one status code."""
+"""Failures a use case reports; the HTTP layer maps each kind to one status code.
+
+Each kind carries a machine-readable `code` (STYLE.md §5) that the web app can branch on
+instead of reading the prose; a raise site may pass a more precise one."""
 
 from __future__ import annotations
 
@@ -6,44 +9,54 @@ from __future__ import annotations
 class ApplicationError(Exception):
     """Base: `message` is safe to show to the person who made the request."""
 
-    def __init__(self, message: str) -> None:
+    code = "error"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        if code is not None:
+            self.code = code
 
 
 class InvalidInput(ApplicationError):
-    pass
+    code = "invalid_input"
 
 
 class NotAuthenticated(ApplicationError):
-    pass
+    code = "not_authenticated"
 
 
 class Forbidden(ApplicationError):
-    pass
+    code = "forbidden"
 
 
 class NotFound(ApplicationError):
-    pass
+    code = "not_found"
 
 
 class Conflict(ApplicationError):
-    pass
+    code = "conflict"
 
 
 class TooManyRequests(ApplicationError):
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
+    code = "rate_limited"
+
+    def __init__(self, message: str, retry_after: float | None = None, code: str | None = None) -> None:
+        super().__init__(message, code)
         self.retry_after = retry_after  # seconds, when known: sent as Retry-After
 
 
 class QuotaExceeded(ApplicationError):
-    pass
+    code = "quota_exceeded"
 
 
 class StorageFull(ApplicationError):
     """Storing this would take the user past their storage cap."""
 
+    code = "storage_full"
+
 
 class ProviderUnavailable(ApplicationError):
     """A third-party data provider refused, failed or timed out; trying again later may work."""
+
+    code = "provider_unavailable"

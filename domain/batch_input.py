@@ -35,9 +35,17 @@ class AddressRow:
 
 
 def decode(content: bytes) -> str:
-    """UTF-8 with or without BOM, else Latin-1 (common from spreadsheets); binary is refused."""
-    if b"\x00" in content[:65536]:
-        raise UploadError("This file is not a text CSV (it contains binary data). Export it as CSV and try again.")
+    """UTF-8 with or without BOM, else Latin-1 (common from spreadsheets); binary is refused.
+
+    The whole file is searched for NUL: no text CSV has one, and one anywhere would be copied
+    into the export and refused by PostgreSQL."""
+    nul = content.find(b"\x00")
+    if nul != -1:
+        line = content.count(b"\n", 0, nul) + 1
+        raise UploadError(
+            f"This file is not a text CSV: line {line:,} contains binary data (a NUL byte). "
+            "Export it as CSV (UTF-8) and try again."
+        )
     try:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError:

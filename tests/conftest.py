@@ -8,6 +8,7 @@ import os
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -46,12 +47,12 @@ async def _postgres(sql: str) -> None:
         await connection.close()
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
-def migrated_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """URL of a database built by `alembic upgrade head`, new for this test run."""
-    if request.param == "sqlite":
-        path: Path = tmp_path_factory.mktemp("db") / "perilscope.db"
-        url = f"sqlite+aiosqlite:///{path}"
+@contextmanager
+def throwaway_database(backend: str, directory: Path) -> Iterator[str]:
+    """URL of a new database built by `alembic upgrade head` with the reference data loaded,
+    dropped afterwards; a SQLite file in `directory` or a database on the local PostgreSQL."""
+    if backend == "sqlite":
+        url = f"sqlite+aiosqlite:///{directory / 'perilscope.db'}"
         upgrade_to_head(url)
         asyncio.run(_load_reference_data(url))
         yield url
@@ -68,6 +69,13 @@ def migrated_database_url(request: pytest.FixtureRequest, tmp_path_factory: pyte
         yield url
     finally:
         asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def migrated_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a database built by `alembic upgrade head`, new for this test run."""
+    with throwaway_database(request.param, tmp_path_factory.mktemp("db")) as url:
+        yield url
 
 
 DATA_DIR = Settings.from_env().data_dir

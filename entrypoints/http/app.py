@@ -2,46 +2,37 @@
 
 from __future__ import annotations
 
-from importlib.resources import files
-from pathlib import Path
-
-from litestar import Litestar
+from litestar import Litestar, Request
 from litestar.config.compression import CompressionConfig
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.static_files import create_static_files_router
 
 from entrypoints.container import Container
+from entrypoints.http.control_characters import refuse_control_characters
 from entrypoints.http.cross_site import refuse_cross_site_requests
 from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
 from entrypoints.http.housekeeping import UploadPurger
+from entrypoints.http.openapi import openapi_config
 from entrypoints.http.request_id import request_id_middleware
 from entrypoints.http.routes import ROUTE_HANDLERS
+from entrypoints.http.security_headers import security_headers_hook
 from entrypoints.http.spa import spa_routes
+from entrypoints.http.swagger import ASSETS_URL, SWAGGER_ASSETS, SelfHostedSwagger
 
-# Swagger UI 5 (which renders OpenAPI 3.1) as shipped inside the swagger-ui-py wheel.
-SWAGGER_ASSETS = Path(str(files("swagger_ui") / "static"))
 MAX_REQUEST_BODY_BYTES = 1 * 1024 * 1024  # uploads raise this on their own route
 
 
-def openapi_config() -> OpenAPIConfig:
-    # Swagger UI's files come from a Python package, so /schema works offline.
-    swagger = SwaggerRenderPlugin(
-        path="/",
-        js_url="/schema-assets/swagger-ui-bundle.js",
-        css_url="/schema-assets/swagger-ui.css",
-        standalone_preset_js_url="/schema-assets/swagger-ui-standalone-preset.js",
-        favicon='<link rel="icon" type="image/png" href="/schema-assets/favicon-32x32.png">',
-    )
-    return OpenAPIConfig(title="PerilScope API", version="1.0.0", path="/schema", render_plugins=[swagger])
+async def refuse_bad_requests(request: Request) -> None:
+    """Every refusal that comes before a handler, in one hook: Litestar runs only the most
+    specific `before_request`, so a second one elsewhere would replace this one."""
+    await refuse_control_characters(request)
+    await refuse_cross_site_requests(request)
 
 
 def create_app(container: Container) -> Litestar:
     settings = container.settings()
-    swagger_assets = create_static_files_router(
-        path="/schema-assets", directories=[SWAGGER_ASSETS], name="swagger-assets"
-    )
+    # Swagger UI's files come from a Python package, so /schema works offline.
+    swagger_assets = create_static_files_router(path=ASSETS_URL, directories=[SWAGGER_ASSETS], name="swagger-assets")
 
     async def dispose_engine() -> None:
         container.search_store().close()
@@ -64,8 +55,10 @@ def create_app(container: Container) -> Litestar:
         dependencies=DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[request_id_middleware],
-        before_request=refuse_cross_site_requests,
-        openapi_config=openapi_config(),
+        # Secure cookies and HSTS go together: both when the public base URL is https.
+        before_send=[security_headers_hook(https=settings.secure_cookies)],
+        before_request=refuse_bad_requests,
+        openapi_config=openapi_config(render_plugins=[SelfHostedSwagger()]),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
         on_startup=[resume_batch_jobs, upload_purger.start],
         on_shutdown=[upload_purger.stop, stop_batch_jobs, dispose_engine, close_http_client],

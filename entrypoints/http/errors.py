@@ -1,4 +1,5 @@
-"""Every error leaves as {"status": "error", "error": message}; internals never leave the server."""
+"""Every error leaves as {"status": "error", "error": message, "request_id": ..., "code": ...};
+internals never leave the server, and neither request bodies nor uploads reach the logs."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from application.errors import (
     TooManyRequests,
 )
 from domain.batch_input import UploadError
+from entrypoints.http.openapi import ErrorBody
 from entrypoints.http.request_id import request_id_of
 
 log = logging.getLogger("perilscope.http")
@@ -39,17 +41,32 @@ STATUS_BY_ERROR: dict[type[ApplicationError], int] = {
     ProviderUnavailable: 503,
 }
 
+# Litestar's own exceptions (routing, body size, methods) carry only a status.
+CODE_BY_STATUS = {
+    400: "invalid_input",
+    401: "not_authenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "service_unavailable",
+}
 
-def error_response(request: Request, status: int, message: str, **extra: object) -> Response:
+
+def error_response(request: Request, status: int, message: str, code: str | None = None) -> Response:
     # Routing 404s happen before the middleware runs, so they get their id here.
     request_id = request_id_of(request) or uuid.uuid4().hex
-    body = {"status": "error", "error": message, "request_id": request_id, **extra}
+    body = ErrorBody(status="error", error=message, request_id=request_id, code=code or CODE_BY_STATUS.get(status, "error"))
     return Response(body, status_code=status, media_type=MediaType.JSON)
 
 
 def application_error(request: Request, exc: ApplicationError) -> Response:
     status = next((code for kind, code in STATUS_BY_ERROR.items() if isinstance(exc, kind)), 400)
-    response = error_response(request, status, exc.message)
+    response = error_response(request, status, exc.message, exc.code)
     if isinstance(exc, TooManyRequests) and exc.retry_after:
         response.headers["Retry-After"] = str(math.ceil(exc.retry_after))
     return response
@@ -57,7 +74,7 @@ def application_error(request: Request, exc: ApplicationError) -> Response:
 
 def http_error(request: Request, exc: HTTPException) -> Response:
     if isinstance(exc, ValidationException):
-        return error_response(request, 400, _validation_message(exc))
+        return error_response(request, 400, _validation_message(exc), "validation_error")
     message = exc.detail if exc.status_code < 500 else "Internal server error"
     response = error_response(request, exc.status_code, message)
     if exc.headers:
@@ -66,11 +83,17 @@ def http_error(request: Request, exc: HTTPException) -> Response:
 
 
 def upload_error(request: Request, exc: UploadError) -> Response:
-    return error_response(request, 413 if exc.too_large else 400, exc.message)
+    if exc.too_large:
+        return error_response(request, 413, exc.message, "payload_too_large")
+    return error_response(request, 400, exc.message, "invalid_upload")
 
 
 def unhandled_error(request: Request, exc: Exception) -> Response:
-    log.exception("unhandled error", extra={"request_id": request_id_of(request), "path": request.url.path})
+    # Method and path only: the body, the query and the upload stay out of the logs, and the
+    # formatter (entrypoints/logging_setup.py) leaves out the exception's own text, which can quote them.
+    log.exception(
+        "unhandled error", extra={"request_id": request_id_of(request), "method": request.method, "path": request.url.path}
+    )
     return error_response(request, HTTP_500_INTERNAL_SERVER_ERROR, "Internal server error")
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from litestar import Request, Response, get
+from litestar import MediaType, Request, Response, get
 from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import NotFoundException
+from litestar.openapi import ResponseSpec
 from litestar.params import FromPath
 from litestar.response import File
 from litestar.static_files import create_static_files_router
@@ -30,10 +31,25 @@ def spa_fallback(request: Request, path: FromPath[str]) -> Response | File:
     return _index(dist)
 
 
-@get(["/", "/forgot-password"], include_in_schema=False, sync_to_thread=False)
+@get("/", include_in_schema=False, sync_to_thread=False)
 def index_page(request: Request) -> Response | File:
-    """The home page, and /forgot-password, which takes the reset request by POST (SPEC §7)
-    and shows the app's page by GET."""
+    return _index(container_of(request).settings().web_dist)
+
+
+@get(
+    "/forgot-password",
+    tags=["auth"],
+    summary="The web app's page for asking a reset link (HTML); the request itself is the POST",
+    media_type=MediaType.HTML,
+    sync_to_thread=False,
+    responses={
+        503: ResponseSpec(
+            data_container=str, media_type=MediaType.HTML, description="The web app is not built", generate_examples=False
+        )
+    },
+)
+def forgot_password_page(request: Request) -> Response | File:
+    """/forgot-password takes the reset request by POST (SPEC §7) and shows the app's page by GET."""
     return _index(container_of(request).settings().web_dist)
 
 
@@ -56,4 +72,4 @@ def spa_routes(dist: Path) -> list:
         # Vite puts a content hash in every asset name, so a file never changes.
         cache_control=CacheControlHeader(max_age=31_536_000, public=True, immutable=True),
     )
-    return [assets, index_page, spa_fallback]
+    return [assets, index_page, forgot_password_page, spa_fallback]

@@ -88,9 +88,11 @@ async def test_exports_and_jobs_are_owner_scoped_and_names_are_checked(client: A
     bob_file = (await _upload(client, bob["headers"])).json()["file_id"]
     alice_using_bobs = await client.post("/api/batch-jobs", json={"file_id": bob_file}, headers=alice["headers"])
     assert alice_using_bobs.status_code == 404
-    for attempt in ("..%2F..%2Fetc%2Fpasswd", "..%5C..%5Cwin.ini", "%2Fetc%2Fpasswd", "x%00.csv", "....csv", f"..%2F{name}"):
+    for attempt in ("..%2F..%2Fetc%2Fpasswd", "..%5C..%5Cwin.ini", "%2Fetc%2Fpasswd", "....csv", f"..%2F{name}"):
         response = await client.get(f"/api/view-export/{attempt}", headers=alice["headers"])
         assert response.status_code == 404, attempt
+    # A NUL never gets as far as a name lookup: it is refused at the edge.
+    assert (await client.get("/api/view-export/x%00.csv", headers=alice["headers"])).status_code == 400
 
 
 async def test_an_interrupted_job_runs_again_and_its_export_is_whole(client: AsyncClient, container: Container) -> None:
@@ -143,3 +145,46 @@ async def test_spec_three_call_flow_search_match_export(client: AsyncClient) -> 
     assert empty["error"] == "No processed data available to export"
     other = await sign_up_and_log_in(client, "other@example.com")
     assert (await client.post("/api/search", json={"file_id": file_id}, headers=other["headers"])).status_code == 404
+
+
+async def test_a_nul_past_the_first_64_kib_is_a_400_naming_its_line(client: AsyncClient) -> None:
+    headers = (await sign_up_and_log_in(client, "batch-nul@example.com"))["headers"]
+    rows = "701 5th Ave,Seattle,WA,98104,US\n" * 2500
+    content = CSV + rows + "1 Main St,Miami,FL,33130\x00,US\n"
+    assert content.index("\x00") > 65536
+    response = await _upload(client, headers, content)
+    assert response.status_code == 400, response.text
+    assert "line 2,505 contains binary data" in response.json()["error"]
+    assert (await client.get("/api/list-exported-files", headers=headers)).json()["files"] == []
+
+
+async def test_a_failed_upload_leaves_no_uploaded_address_in_the_logs(
+    client: AsyncClient, container: Container, monkeypatch
+) -> None:  # noqa: ANN001
+    import logging
+
+    from sqlalchemy.exc import StatementError
+
+    from entrypoints.logging_setup import JsonFormatter
+
+    async def failing_add_upload(upload, storage_limit) -> None:  # noqa: ANN001
+        # What a database error looks like: its text quotes the statement's parameters.
+        raise StatementError("could not store", "INSERT INTO uploads (content) VALUES (?)", [upload.content], ValueError(upload.content))
+
+    monkeypatch.setattr(container.batch_store(), "add_upload", failing_add_upload)
+    headers = (await sign_up_and_log_in(client, "batch-log@example.com"))["headers"]
+    captured = io.StringIO()
+    handler = logging.StreamHandler(captured)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        response = await _upload(client, headers)
+    finally:
+        root.removeHandler(handler)
+    assert response.status_code == 500 and response.json()["code"] == "internal_error"
+    logged = captured.getvalue()
+    assert "unhandled error" in logged and response.json()["request_id"] in logged
+    assert "sqlalchemy.exc.StatementError" in logged and "failing_add_upload" in logged  # where, still said
+    for uploaded in ("701 5th Ave", "Biscayne", "Nowhere", "98104"):
+        assert uploaded not in logged

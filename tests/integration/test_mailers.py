@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import email
 import socket
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from adapters.clock import SystemClock
 from adapters.db.account_tables import OutboxMailRow
 from adapters.mail.outbox import OutboxMailer
 from adapters.mail.smtp import SmtpConfig, SmtpMailer
+from application.errors import InvalidInput, ProviderUnavailable
 from application.ports import OutgoingMail
 from entrypoints.container import Container
 
@@ -76,13 +78,27 @@ async def test_smtp_mailer_delivers_to_a_real_server(smtp_server: tuple[Inbox, i
 
 async def test_smtp_mailer_reports_an_unreachable_server() -> None:
     mailer = SmtpMailer(SmtpConfig(host="127.0.0.1", port=free_port(), starttls=False, timeout_seconds=2))
-    with pytest.raises(OSError):
+    with pytest.raises(ProviderUnavailable):
         await mailer.send(MAIL)
 
 
-async def test_container_picks_smtp_by_setting(container: Container) -> None:
-    import dataclasses
+@pytest.mark.parametrize(
+    "mail",
+    [
+        dataclasses.replace(MAIL, subject="Hello\r\nBcc: everyone@example.com"),
+        dataclasses.replace(MAIL, subject="Hello\nthere"),
+        dataclasses.replace(MAIL, to="ann@example.com\r\nBcc: everyone@example.com"),
+    ],
+)
+async def test_smtp_mailer_refuses_a_line_break_in_a_header(smtp_server: tuple[Inbox, int], mail: OutgoingMail) -> None:
+    inbox, port = smtp_server
+    mailer = SmtpMailer(SmtpConfig(host="127.0.0.1", port=port, starttls=False))
+    with pytest.raises(InvalidInput):
+        await mailer.send(mail)
+    assert inbox.envelopes == []
 
+
+async def test_container_picks_smtp_by_setting(container: Container) -> None:
     container.settings.override(dataclasses.replace(container.settings(), mailer="smtp", smtp_port=2525))
     assert isinstance(container.mailer(), SmtpMailer)
 

@@ -36,6 +36,17 @@ def test_malformed_files_get_a_clear_message(case: str, filename: str, content: 
     assert message in raised.value.message, case
 
 
+def test_a_nul_anywhere_in_the_file_is_refused_with_its_line() -> None:
+    # Past the first 64 KiB, where a sniff of the start would not look.
+    rows = GOOD_ROW * 3000
+    content = (HEADER + rows + "1 Main St,Miami,FL,331\x0030,US\n" + GOOD_ROW).encode()
+    assert content.index(b"\x00") > 65536
+    with pytest.raises(UploadError) as raised:
+        read_batch_csv("a.csv", content)
+    assert "line 3,002 contains binary data (a NUL byte)" in raised.value.message
+    assert not raised.value.too_large
+
+
 def test_sizes_are_flagged_for_a_413() -> None:
     with pytest.raises(UploadError) as raised:
         read_batch_csv("a.csv", b"x" * (20 * 1024 * 1024 + 1))

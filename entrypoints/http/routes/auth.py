@@ -9,12 +9,14 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, get, patch, post
 from litestar.background_tasks import BackgroundTask
+from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from application.accounts import SIGNUP_RECEIVED, AccountService, Session
 from application.ports import Mailer, OutgoingMail
 from domain.accounts import User
 from entrypoints.http.dependencies import Accounts, Claims, container_of
+from entrypoints.http.openapi import COOKIE_SESSION, JSON_BODY, error_responses, signed_in
 
 log = logging.getLogger("perilscope.auth")
 
@@ -124,6 +126,7 @@ def client_address(request: Request) -> str:
     "/api/auth/signup",
     tags=["auth"],
     status_code=201,
+    responses=error_responses(JSON_BODY, 429),
     summary="Create an account; answers alike for a new and a taken email (the owner is mailed)",
 )
 async def signup(request: Request, data: JSONBody[SignupBody], accounts: Accounts) -> Response:
@@ -135,7 +138,13 @@ async def signup(request: Request, data: JSONBody[SignupBody], accounts: Account
     )
 
 
-@post("/api/auth/login", tags=["auth"], status_code=200, opt={"cookie_session": True})
+@post(
+    "/api/auth/login",
+    tags=["auth"],
+    status_code=200,
+    opt={"cookie_session": True},
+    responses=error_responses(JSON_BODY, COOKIE_SESSION, 401, 429),
+)
 async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts) -> Response:
     session = await accounts.log_in(data.email, data.password, data.remember_me, client_address(request))
     return session_response(request, session)
@@ -147,6 +156,8 @@ async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts)
     status_code=200,
     opt={"cookie_session": True},
     summary="New access token from the refresh cookie (rotated); 204 when there is no session",
+    responses={204: ResponseSpec(None, description="No refresh cookie: the visitor is signed out."),
+               **error_responses(COOKIE_SESSION, 401)},
 )
 async def refresh(request: Request, accounts: Accounts) -> Response:
     token = request.cookies.get(REFRESH_COOKIE)
@@ -156,7 +167,10 @@ async def refresh(request: Request, accounts: Accounts) -> Response:
     return session_response(request, await accounts.refresh(token))
 
 
-@post("/api/auth/logout", tags=["auth"], status_code=200, opt={"cookie_session": True})
+@post(
+    "/api/auth/logout", tags=["auth"], status_code=200, opt={"cookie_session": True},
+    responses=error_responses(COOKIE_SESSION),
+)
 async def logout(request: Request, accounts: Accounts) -> Response:
     token = request.cookies.get(REFRESH_COOKIE)
     if token:
@@ -166,7 +180,13 @@ async def logout(request: Request, accounts: Accounts) -> Response:
     return response
 
 
-@post("/forgot-password", tags=["auth"], status_code=200, summary="Send a reset link; answers alike for unknown emails")
+@post(
+    "/forgot-password",
+    tags=["auth"],
+    status_code=200,
+    summary="Send a reset link; answers alike for unknown emails",
+    responses=error_responses(JSON_BODY),
+)
 async def forgot_password(request: Request, data: JSONBody[ForgotPasswordBody], accounts: Accounts) -> Response:
     await accounts.admit_reset_request(client_address(request))
     # Everything that depends on whether the account exists (the lookup, the stored link, the
@@ -195,13 +215,13 @@ async def send_quietly(mailer: Mailer, mail: OutgoingMail) -> None:
         log.exception("sending mail failed")
 
 
-@post("/api/auth/reset-password", tags=["auth"], status_code=200)
+@post("/api/auth/reset-password", tags=["auth"], status_code=200, responses=error_responses(JSON_BODY))
 async def reset_password(data: JSONBody[ResetPasswordBody], accounts: Accounts) -> dict[str, str]:
     await accounts.reset_password(data.token, data.password)
     return {"status": "success"}
 
 
-@post("/api/auth/change-password", tags=["auth"], status_code=200)
+@post("/api/auth/change-password", tags=["auth"], status_code=200, **signed_in(JSON_BODY, 429))
 async def change_password(
     request: Request, data: JSONBody[ChangePasswordBody], claims: Claims, accounts: Accounts
 ) -> dict[str, str]:
@@ -212,30 +232,35 @@ async def change_password(
     return {"status": "success"}
 
 
-@get("/api/auth/me", tags=["auth"])
+@get("/api/auth/me", tags=["auth"], **signed_in())
 async def me(claims: Claims, accounts: Accounts) -> dict[str, Any]:
     return {"status": "success", "user": user_json(await accounts.me(claims.user_id))}
 
 
-@patch("/api/auth/me", tags=["auth"], summary="Change display name and photo URL")
+@patch("/api/auth/me", tags=["auth"], summary="Change display name and photo URL", **signed_in(JSON_BODY))
 async def update_me(data: JSONBody[ProfileBody], claims: Claims, accounts: Accounts) -> dict[str, Any]:
     user = await accounts.update_profile(claims.user_id, data.display_name, data.photo_url)
     return {"status": "success", "user": user_json(user)}
 
 
-@post("/api/auth/verify-token", tags=["auth"], status_code=200)
+@post("/api/auth/verify-token", tags=["auth"], status_code=200, responses=error_responses(JSON_BODY, 401))
 async def verify_token(data: JSONBody[VerifyTokenBody], accounts: Accounts) -> dict[str, Any]:
     claims = accounts.authenticate(data.token)
     return {"status": "success", "valid": True, "uid": claims.user_id}
 
 
-@get("/api/auth/get-user-info/{uid:str}", tags=["auth"], summary="Own account, or any for admins")
+@get(
+    "/api/auth/get-user-info/{uid:str}",
+    tags=["auth"],
+    summary="Own account, or any for admins",
+    **signed_in(400, 403, 404),
+)
 async def get_user_info(uid: FromPath[str], claims: Claims, accounts: Accounts) -> dict[str, Any]:
     user = await accounts.user_info(claims, uid)
     return {"status": "success", "user": user_info_json(user)}
 
 
-@get("/api/auth/get-search-stats", tags=["auth"])
+@get("/api/auth/get-search-stats", tags=["auth"], **signed_in())
 async def get_search_stats(request: Request, claims: Claims, accounts: Accounts) -> dict[str, Any]:
     stats = await accounts.search_stats(claims.user_id)
     # The batch row allowance and storage use sit beside the searches on the dashboard, for the

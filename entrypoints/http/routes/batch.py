@@ -12,6 +12,8 @@ from litestar.params import FromPath, JSONBody, MultipartBody
 from application.batch import BatchJob, BatchService, ExportFile, eta_seconds
 from domain.batch_input import MAX_UPLOAD_BYTES
 from entrypoints.http.dependencies import Claims, container_of, requires_sign_in
+from entrypoints.http.control_characters import MULTILINE_FIELDS
+from entrypoints.http.openapi import JSON_BODY, signed_in
 
 UPLOAD_BODY_LIMIT = MAX_UPLOAD_BYTES + 1024 * 1024  # the file plus multipart framing
 
@@ -68,6 +70,7 @@ def export_headers(export: ExportFile) -> dict[str, str]:
     request_max_body_size=UPLOAD_BODY_LIMIT,
     guards=[requires_sign_in],
     opt={"body": "multipart"},
+    **signed_in(400, 413, 429),
 )
 async def upload_csv(request: Request, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
     content = await data.file.read()
@@ -75,35 +78,46 @@ async def upload_csv(request: Request, claims: Claims, data: MultipartBody[Uploa
     return {"status": "success", "file_id": upload.id, "file_path": f"uploads/{upload.name}", "rows": upload.row_count}
 
 
-@post("/api/batch-jobs", tags=["batch"], status_code=202, summary="Start a batch job for an uploaded file")
+@post(
+    "/api/batch-jobs",
+    tags=["batch"],
+    status_code=202,
+    summary="Start a batch job for an uploaded file",
+    **signed_in(JSON_BODY, 404, 429),
+)
 async def start_job(request: Request, claims: Claims, data: JSONBody[StartJobBody]) -> dict[str, Any]:
     return job_json(request, await _batch(request).start(claims, data.file_id))
 
 
-@get("/api/batch-jobs", tags=["batch"], summary="The caller's queued and running batch jobs, oldest first")
+@get("/api/batch-jobs", tags=["batch"], summary="The caller's queued and running batch jobs, oldest first", **signed_in())
 async def list_unfinished_jobs(request: Request, claims: Claims) -> dict[str, Any]:
     jobs = await _batch(request).unfinished_jobs(claims)
     return {"status": "success", "jobs": [job_fields(request, job) for job in jobs]}
 
 
-@get("/api/batch-jobs/{job_id:str}", tags=["batch"], summary="Status, stage and progress of a batch job")
+@get(
+    "/api/batch-jobs/{job_id:str}",
+    tags=["batch"],
+    summary="Status, stage and progress of a batch job",
+    **signed_in(400, 404),
+)
 async def get_job(request: Request, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
     return job_json(request, await _batch(request).job(claims, job_id))
 
 
-@get("/api/list-exported-files", tags=["batch"])
+@get("/api/list-exported-files", tags=["batch"], **signed_in())
 async def list_exported_files(request: Request, claims: Claims) -> dict[str, Any]:
     exports = await _batch(request).exports(claims)
     return {"status": "success", "files": [export_json(e) for e in exports]}
 
 
-@get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text")
+@get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text", **signed_in(400, 404))
 async def view_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
     export = await _batch(request).export(claims, filename)
     return Response(export.content, media_type="text/csv; charset=utf-8", headers=export_headers(export))
 
 
-@get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment")
+@get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment", **signed_in(400, 404))
 async def download_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
     export = await _batch(request).export(claims, filename)
     return Response(
@@ -113,7 +127,10 @@ async def download_export(request: Request, claims: Claims, filename: FromPath[s
     )
 
 
-@delete("/api/exports/{filename:str}", tags=["batch"], status_code=200, summary="Delete one of your exports")
+@delete(
+    "/api/exports/{filename:str}", tags=["batch"], status_code=200, summary="Delete one of your exports",
+    **signed_in(400, 404),
+)
 async def delete_export(request: Request, claims: Claims, filename: FromPath[str]) -> dict[str, Any]:
     await _batch(request).delete_export(claims, filename)
     return {"status": "success"}
@@ -129,18 +146,38 @@ class LegacyDataBody(msgspec.Struct):
     data: list[dict[str, Any]]
 
 
-@post("/api/search", tags=["batch"], status_code=200, summary="SPEC §7: answer every row of an upload now")
+@post(
+    "/api/search",
+    tags=["batch"],
+    status_code=200,
+    summary="SPEC §7: answer every row of an upload now",
+    **signed_in(JSON_BODY, 404, 429, 503),
+)
 async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacySearchBody]) -> dict[str, Any]:
     return {"status": "success", "data": await _batch(request).search_now(claims, data.file_id)}
 
 
-@post("/api/match-yelp", tags=["batch"], status_code=200, summary="SPEC §7: occupants are matched during search")
+@post(
+    "/api/match-yelp",
+    tags=["batch"],
+    status_code=200,
+    summary="SPEC §7: occupants are matched during search",
+    **signed_in(JSON_BODY),
+    opt={MULTILINE_FIELDS: ("data",)},  # result rows: occupant names and descriptions as found
+)
 async def legacy_match(data: JSONBody[LegacyDataBody], claims: Claims) -> dict[str, Any]:
     # The search step already matched occupants to each address, so the data comes back as is.
     return {"status": "success", "data": data.data}
 
 
-@post("/api/export", tags=["batch"], status_code=200, summary="SPEC §7: store results as an export")
+@post(
+    "/api/export",
+    tags=["batch"],
+    status_code=200,
+    summary="SPEC §7: store results as an export",
+    **signed_in(JSON_BODY),
+    opt={MULTILINE_FIELDS: ("data",)},
+)
 async def legacy_export(request: Request, claims: Claims, data: JSONBody[LegacyDataBody]) -> dict[str, Any]:
     if not data.data:
         return {"status": "error", "error": "No processed data available to export"}

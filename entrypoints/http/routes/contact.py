@@ -10,6 +10,8 @@ from litestar.params import JSONBody
 
 from application.contact import MAX_MESSAGE_CHARS
 from entrypoints.http.dependencies import container_of
+from entrypoints.http.control_characters import MULTILINE_FIELDS
+from entrypoints.http.openapi import JSON_BODY, error_responses
 
 
 class ContactBody(msgspec.Struct):
@@ -19,7 +21,14 @@ class ContactBody(msgspec.Struct):
     reply_to: Annotated[str, msgspec.Meta(max_length=254)] | None = None
 
 
-@post("/api/send-email", tags=["contact"], status_code=200, summary="Send a contact message to the company")
+@post(
+    "/api/send-email",
+    tags=["contact"],
+    status_code=200,
+    summary="Send a contact message to the company",
+    responses=error_responses(JSON_BODY, 429, 503),
+    opt={MULTILINE_FIELDS: ("body",)},
+)
 async def send_email(request: Request, data: JSONBody[ContactBody]) -> dict[str, str]:
     client = request.client.host if request.client else "unknown"
     await container_of(request).contact().send(data.subject, data.body, client, data.reply_to)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from litestar import Request, Response, get
+from litestar.openapi import ResponseSpec
 from sqlalchemy import text
 
 from entrypoints.http.dependencies import container_of
@@ -13,7 +14,12 @@ async def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@get("/ready", tags=["system"], summary="Readiness: the database answers")
+@get(
+    "/ready",
+    tags=["system"],
+    summary="Readiness: the database answers",
+    responses={503: ResponseSpec(dict[str, str], description="The database does not answer", generate_examples=False)},
+)
 async def ready(request: Request) -> Response[dict[str, str]]:
     try:
         async with container_of(request).engine().connect() as connection:

@@ -11,6 +11,7 @@ from litestar.response import Redirect
 
 from application.external_sign_in import ExternalSignIn, ExternalSignInFailed
 from entrypoints.http.dependencies import container_of
+from entrypoints.http.openapi import error_responses, signed_in
 from entrypoints.http.routes.auth import set_refresh_cookie
 
 STATE_COOKIE = "ps_oidc_state"
@@ -35,7 +36,13 @@ async def list_providers(request: Request) -> dict[str, Any]:
     return {"providers": [{"id": p.id, "name": p.name} for p in _external(request).providers()]}
 
 
-@get("/api/auth/oidc/{provider:str}/login", tags=["auth"], status_code=302, summary="Start third-party sign-in")
+@get(
+    "/api/auth/oidc/{provider:str}/login",
+    tags=["auth"],
+    status_code=302,
+    summary="Start third-party sign-in",
+    responses=error_responses(400, 404),
+)
 async def oidc_login(request: Request, provider: FromPath[str]) -> Response:
     try:
         url, sealed = await _external(request).start(provider, _redirect_uri(request, provider))
@@ -55,7 +62,13 @@ async def oidc_login(request: Request, provider: FromPath[str]) -> Response:
     return response
 
 
-@get("/api/auth/oidc/{provider:str}/callback", tags=["auth"], status_code=302, summary="Finish third-party sign-in")
+@get(
+    "/api/auth/oidc/{provider:str}/callback",
+    tags=["auth"],
+    status_code=302,
+    summary="Finish third-party sign-in",
+    responses=error_responses(400, 404),
+)
 async def oidc_callback(request: Request, provider: FromPath[str]) -> Response:
     # Read by hand: Litestar reserves a handler parameter named `state`.
     params = request.query_params

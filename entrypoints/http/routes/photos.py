@@ -9,6 +9,7 @@ from litestar.params import QueryParameter
 
 from application.photos import DEFAULT_WIDTH, PlacePhotos
 from entrypoints.http.dependencies import Claims, container_of
+from entrypoints.http.openapi import signed_in
 
 PHOTO_CACHE_CONTROL = "private, max-age=86400"
 
@@ -17,6 +18,7 @@ PHOTO_CACHE_CONTROL = "private, max-age=86400"
     "/api/place-photo",
     tags=["search"],
     summary="A place photo by its photo_reference (signed-in callers; the image only, never the key)",
+    **signed_in(400, 404, 503),
 )
 async def place_photo(
     request: Request,

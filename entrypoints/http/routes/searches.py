@@ -10,6 +10,7 @@ from litestar.params import FromPath, QueryParameter
 from application.lookup import LookupService
 from application.lookup_ports import StoredSearch
 from entrypoints.http.dependencies import Claims, container_of
+from entrypoints.http.openapi import signed_in
 from domain.export import result_rows, to_csv
 
 
@@ -29,7 +30,12 @@ def search_json(search: StoredSearch) -> dict[str, Any]:
     }
 
 
-@get("/api/nearby-search", tags=["search"], summary="Look up one address: occupants, building, geo perils")
+@get(
+    "/api/nearby-search",
+    tags=["search"],
+    summary="Look up one address: occupants, building, geo perils",
+    **signed_in(400, 429, 503),
+)
 async def nearby_search(
     request: Request, claims: Claims, address: Annotated[str, QueryParameter(max_length=1000)] = ""
 ) -> dict[str, Any]:
@@ -37,19 +43,29 @@ async def nearby_search(
     return {"status": "success", "search_id": result["search_id"], "data": result["occupants"], "result": result}
 
 
-@get("/api/recent-searches", tags=["search"])
+@get("/api/recent-searches", tags=["search"], **signed_in())
 async def recent_searches(request: Request, claims: Claims) -> dict[str, Any]:
     searches = await _lookup(request).recent(claims)
     return {"status": "success", "searches": [search_json(s) for s in searches]}
 
 
-@get("/api/search-results/{search_id:str}", tags=["search"], summary="One of the caller's stored searches")
+@get(
+    "/api/search-results/{search_id:str}",
+    tags=["search"],
+    summary="One of the caller's stored searches",
+    **signed_in(400, 404),
+)
 async def search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> dict[str, Any]:
     search, previous_id, next_id = await _lookup(request).stored(claims, search_id)
     return {"status": "success", "search": search_json(search), "previous_id": previous_id, "next_id": next_id}
 
 
-@get("/api/search-results/{search_id:str}/export", tags=["search"], summary="One stored search as CSV")
+@get(
+    "/api/search-results/{search_id:str}/export",
+    tags=["search"],
+    summary="One stored search as CSV",
+    **signed_in(400, 404),
+)
 async def export_search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> Response[str]:
     search, _previous, _next = await _lookup(request).stored(claims, search_id)
     body = to_csv(result_rows(search.result or {}))

@@ -1,0 +1,83 @@
+"""What /schema/openapi.json says beyond the handlers' own types: the error body every failure
+leaves with, the statuses each route can answer, and the bearer token that signs a caller in."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any, Literal
+
+import msgspec
+from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi.plugins import OpenAPIRenderPlugin
+from litestar.openapi.spec import Components, SecurityRequirement, SecurityScheme
+
+BEARER_SCHEME = "BearerToken"
+BEARER: list[SecurityRequirement] = [{BEARER_SCHEME: []}]
+
+
+class ErrorBody(msgspec.Struct):
+    """Every 4xx and 5xx answer of the API (entrypoints/http/errors.py builds it)."""
+
+    status: Literal["error"]
+    error: str  # for people: says what went wrong and what to do
+    request_id: str  # also in the X-Request-ID header and the server's logs
+    code: str  # for programs: invalid_input, validation_error, not_authenticated, forbidden, not_found, ...
+
+
+WHY: dict[int, str] = {
+    400: "The request is invalid (a missing or malformed field, a control character, a rule not met); `error` says which.",
+    401: "Not signed in, or the token has expired: sign in again.",
+    403: "Signed in, but not allowed to do this.",
+    404: "Nothing with that name or id belongs to the caller.",
+    409: "Conflicts with what exists already.",
+    413: "The request body is larger than this route accepts.",
+    415: "The body is not JSON: send `Content-Type: application/json` (entrypoints/http/cross_site.py).",
+    429: "Too many requests or the monthly search limit is reached; `error` says when to try again.",
+    503: "A data provider or the database did not answer; trying again later may work.",
+}
+
+# Groups of statuses that come with a kind of route; a route adds its own (404, 409, 429) to them.
+SIGNED_IN = (401,)
+ADMIN = (401, 403)
+JSON_BODY = (400, 413, 415)
+# Routes that act on the refresh cookie refuse requests from other sites (entrypoints/http/cross_site.py).
+COOKIE_SESSION = (403,)
+
+
+def error_responses(*statuses: int | tuple[int, ...]) -> dict[int, ResponseSpec]:
+    """The documented error answers of a route, each with the body of `ErrorBody`."""
+    flat = sorted({code for item in statuses for code in (item if isinstance(item, tuple) else (item,))})
+    return {
+        code: ResponseSpec(
+            data_container=ErrorBody,
+            description=WHY.get(code, HTTPStatus(code).phrase),
+            generate_examples=False,
+        )
+        for code in flat
+    }
+
+
+def openapi_config(render_plugins: list[OpenAPIRenderPlugin]) -> OpenAPIConfig:
+    bearer = SecurityScheme(
+        type="http",
+        scheme="bearer",
+        description="The access_token of POST /api/auth/login (or /api/auth/refresh), as `Authorization: Bearer <token>`.",
+    )
+    return OpenAPIConfig(
+        title="PerilScope API",
+        version="1.0.0",
+        path="/schema",
+        render_plugins=render_plugins,
+        components=Components(security_schemes={BEARER_SCHEME: bearer}),
+    )
+
+
+def signed_in(*statuses: int | tuple[int, ...]) -> dict[str, Any]:
+    """Decorator keywords of a route for signed-in callers: the bearer scheme, and 401 besides
+    the route's own error statuses, e.g. `@get(..., **signed_in(400, 404))`."""
+    return {"security": BEARER, "responses": error_responses(SIGNED_IN, *statuses)}
+
+
+def admin_only(*statuses: int | tuple[int, ...]) -> dict[str, Any]:
+    """The same for administrators' routes: 401 for anonymous callers, 403 for everyone else."""
+    return {"security": BEARER, "responses": error_responses(ADMIN, *statuses)}
