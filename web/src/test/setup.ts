@@ -1,7 +1,7 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { resetSessionModule } from '../features/auth/session';
+import { resetSessionModule } from '../api/session';
 import { resetDb } from './db';
 import { server } from './server';
 

@@ -1,18 +1,16 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { useAppSelector } from '../../app/hooks';
+import { errorMessage, failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { PageSpinner, Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { selectAccessToken } from '../auth/authSlice';
-import { display, exportGroupId, groupNavState, type AddressGroup } from './groups';
-import { authorizedFetch, useExportFile } from './useExportFile';
+import { useDownload } from '../../lib/download';
+import { useExportFile } from '../../lib/exports/exportFile';
+import { display, exportGroupId, groupNavState, type AddressGroup } from '../../lib/exports/groups';
 
 const GROUPS_PER_PAGE = 25; // a 50,000-row export renders a page at a time
 const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index).';
 const TOP3_TOOLTIP = 'Top three disaster geo peril';
-
-type Download = { state: 'idle' } | { state: 'preparing' } | { state: 'started' } | { state: 'error'; message: string };
 
 function safeDecode(value: string): string {
   try {
@@ -22,21 +20,26 @@ function safeDecode(value: string): string {
   }
 }
 
+/** SPEC §8: 'Download error: {server error field, else error message, else Unknown download error}'. */
+function downloadErrorText(error: unknown): string {
+  return `Download error: ${errorMessage(error, failureText(error))}`;
+}
+
 /** /batch-export-detail/{filename}: an export's address groups, a page at a time, and its download. */
 export default function ExportDetailPage() {
   const params = useParams();
   const filename = params.filename ? safeDecode(params.filename) : '';
-  const token = useAppSelector(selectAccessToken);
-  const load = useExportFile(filename || null);
-  const [download, setDownload] = useState<Download>({ state: 'idle' });
+  const { load } = useExportFile(filename || null);
+  const { busy: preparing, error: downloadError, download } = useDownload();
+  const [started, setStarted] = useState(false);
   const [page, setPage] = useState(0);
   usePageTitle(filename ? `Export: ${filename}` : 'Export');
 
   useEffect(() => {
-    if (download.state !== 'started') return undefined;
-    const timer = setTimeout(() => setDownload({ state: 'idle' }), 3000);
+    if (!started) return undefined;
+    const timer = setTimeout(() => setStarted(false), 3000);
     return () => clearTimeout(timer);
-  }, [download]);
+  }, [started]);
 
   const pageGroups = useMemo(
     () => (load.state === 'loaded' ? load.groups.slice(page * GROUPS_PER_PAGE, (page + 1) * GROUPS_PER_PAGE) : []),
@@ -52,27 +55,8 @@ export default function ExportDetailPage() {
   }
 
   async function downloadCsv() {
-    if (!filename) {
-      setDownload({ state: 'error', message: 'Invalid filename for download' });
-      return;
-    }
-    setDownload({ state: 'preparing' });
-    try {
-      const response = await authorizedFetch(`/api/download/${encodeURIComponent(filename)}`, token);
-      if ((response.headers.get('content-type') ?? '').includes('json') || !response.ok) {
-        const body = (await response.json().catch(() => ({}))) as { error?: string };
-        throw new Error(body.error ?? 'Unknown download error');
-      }
-      const url = URL.createObjectURL(await response.blob());
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = filename;
-      link.click();
-      URL.revokeObjectURL(url);
-      setDownload({ state: 'started' });
-    } catch (error) {
-      setDownload({ state: 'error', message: `Download error: ${error instanceof Error ? error.message : 'Unknown download error'}` });
-    }
+    setStarted(false);
+    setStarted(await download(`/api/download/${encodeURIComponent(filename)}`, filename));
   }
 
   const pages = load.state === 'loaded' ? Math.ceil(load.groups.length / GROUPS_PER_PAGE) : 0;
@@ -82,17 +66,20 @@ export default function ExportDetailPage() {
         <h1 className="break-all">Export: {filename}</h1>
         <div className="button-row">
           <button type="button" className="btn btn-primary" onClick={downloadCsv}
-            disabled={load.state === 'loading' || download.state === 'preparing'}>
-            {download.state === 'preparing' ? <Spinner size="sm" label="Preparing..." /> : 'Download CSV'}
+            disabled={load.state === 'loading' || preparing}>
+            {preparing ? <Spinner size="sm" label="Preparing..." /> : 'Download CSV'}
           </button>
           <Link to="/data-processing" className="btn btn-outline">Back</Link>
         </div>
       </header>
-      {download.state === 'error' && <Banner kind="error">{download.message}</Banner>}
-      {download.state === 'started' && <Banner kind="info">Download started.</Banner>}
+      {downloadError !== null && <Banner kind="error">{downloadErrorText(downloadError)}</Banner>}
+      {started && <Banner kind="info">Download started.</Banner>}
       {load.state === 'loading' && <PageSpinner label="Loading file content..." />}
       {load.state === 'error' && (
-        <div className="error-panel" role="alert"><p>{load.message || 'Could not load file content.'}</p></div>
+        <div className="error-panel" role="alert">
+          <p>{load.message}</p>
+          {load.unreadable && <p>The file itself is kept: use Download CSV above to save it.</p>}
+        </div>
       )}
       {load.state === 'loaded' && load.groups.length === 0 && <p className="muted">The exported file is empty.</p>}
       {load.state === 'loaded' && load.groups.length > 0 && (

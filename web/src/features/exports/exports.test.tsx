@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ANN } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
-import { exportGroupId, groupNavState, groupRows, parseExportCsv, parseExportGroupId } from './groups';
+import { exportGroupId, groupNavState, groupRows, parseExportCsv, parseExportGroupId } from '../../lib/exports/groups';
 
 const FILE = 'seattle_export_20261123_101500_000001.csv';
 const COLUMNS = ['address', 'name', 'vicinity', 'types', 'lat', 'lng', 'business_status', 'Total_Score', 'Top3_Scores_Combined', 'naics_code'];

@@ -10,8 +10,8 @@ import {
 import { useAppDispatch } from '../../app/hooks';
 import type { SearchResult } from '../../api/types';
 import { Banner, type BannerKind } from '../../components/Banner';
-import { remainingOf } from '../dashboard/quota';
-import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from './resultView';
+import { remainingOf } from './quota';
+import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from '../../lib/resultView';
 import { BatchProgress } from './BatchProgress';
 
 interface Status {

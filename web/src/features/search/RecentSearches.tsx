@@ -2,11 +2,11 @@ import { lazy, Suspense } from 'react';
 import { Link } from 'react-router-dom';
 import type { RecentSearch } from '../../api/types';
 import { Spinner } from '../../components/Spinner';
-import { OccupantsTable } from './OccupantsTable';
-import { formatScore, navigationState, toCard, type ResultCard } from './resultView';
+import { OccupantsTable } from '../../components/OccupantsTable';
+import { formatScore, navigationState, toCard, type ResultCard } from '../../lib/resultView';
 
 // recharts is large: it loads with the first chart, never with the initial JS.
-const PerilChart = lazy(() => import('./PerilChart'));
+const PerilChart = lazy(() => import('../../components/PerilChart'));
 
 /** The place photo of a search, through the server's photo route (the maps key stays on the server). */
 function imageUrlOf(search: RecentSearch): string | null {

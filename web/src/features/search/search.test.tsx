@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { batchSearch, failedSearch, occupant, recentSearch } from '../../test/searchFixtures';
 import { actionLabel } from './LookupPanel';
-import { LIMIT_MESSAGE, limitMessage, navigationState, parseAddressText, readNavState, searchErrorMessage, splitRecent, toCard } from './resultView';
+import { LIMIT_MESSAGE, limitMessage, navigationState, parseAddressText, readNavState, searchErrorMessage, splitRecent, toCard } from '../../lib/resultView';
 
 describe('lookup rules', () => {
   it('labels the one action button as SPEC §2 says', () => {

@@ -3,12 +3,12 @@ import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useAppSelector } from '../../app/hooks';
 import { Banner } from '../../components/Banner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { selectRole, selectUser } from '../auth/authSlice';
+import { selectRole, selectUser } from '../../lib/auth/authSlice';
 import { useGetRecentSearchesQuery } from '../../api/api';
-import { ExportHistory } from '../search/ExportHistory';
-import { LookupPanel } from '../search/LookupPanel';
-import { RecentSearches } from '../search/RecentSearches';
-import { splitRecent } from '../search/resultView';
+import { ExportHistory } from './ExportHistory';
+import { LookupPanel } from './LookupPanel';
+import { RecentSearches } from './RecentSearches';
+import { splitRecent } from '../../lib/resultView';
 import { SearchStatsPanel } from './SearchStatsPanel';
 
 function errorText(error: unknown): string {

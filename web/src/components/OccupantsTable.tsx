@@ -1,5 +1,5 @@
-import type { Occupant } from '../../api/types';
-import { CLOSED, isUnknown, operations } from './resultView';
+import type { Occupant } from '../api/types';
+import { CLOSED, isUnknown, operations } from '../lib/resultView';
 
 interface Props {
   occupants: Occupant[];

@@ -1,5 +1,5 @@
 import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
-import type { Occupant, RecentSearch } from '../../api/types';
+import type { Occupant, RecentSearch } from '../api/types';
 
 /** The 18 geo perils in the order of the data dictionary (SPEC §2 /docs/features). */
 export const HAZARDS: { code: string; name: string }[] = [
