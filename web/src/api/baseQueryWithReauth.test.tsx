@@ -144,3 +144,43 @@ describe('token lifetime', () => {
     expect(tokenExpiresAt! - before).toBeLessThan(900_000 + 5_000);
   });
 });
+
+describe('the session check of a signed-out visitor', () => {
+  it('reads 204 (no refresh cookie) as signed out, with no error logged and no redirect', async () => {
+    db.refreshCookie = null;
+    const statuses: number[] = [];
+    server.events.on('response:mocked', ({ request, response }) => {
+      if (request.url.endsWith('/api/auth/refresh')) statuses.push(response.status);
+    });
+    const consoleError = vi.spyOn(console, 'error');
+    const navigate = vi.fn();
+    setSessionNavigator(navigate);
+    const store = makeStore();
+    const result = await store.dispatch(api.endpoints.restoreSession.initiate());
+    server.events.removeAllListeners();
+
+    expect(statuses).toEqual([204]);
+    expect(result).toMatchObject({ data: null });
+    expect(store.getState().auth).toMatchObject({ initialized: true, user: null, accessToken: null });
+    expect(navigate).not.toHaveBeenCalled();
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+
+  it('a public page renders for a signed-out visitor after one quiet session check', async () => {
+    db.refreshCookie = null;
+    const consoleError = vi.spyOn(console, 'error');
+    renderApp({ route: '/about' });
+    await waitFor(() => expect(callCount('/api/auth/refresh')).toBe(1));
+    expect(await screen.findByRole('heading', { level: 1 })).toBeInTheDocument();
+    expect(screen.getByTestId('location')).toHaveTextContent(/^\/about$/);
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+
+  it('a revoked session (401) also ends signed out', async () => {
+    db.refreshCookie = 'nobody@example.com';
+    const store = makeStore();
+    const result = await store.dispatch(api.endpoints.restoreSession.initiate());
+    expect(result).toMatchObject({ data: null });
+    expect(store.getState().auth).toMatchObject({ initialized: true, user: null });
+  });
+});

@@ -11,11 +11,6 @@ import { RecentSearches } from './RecentSearches';
 import { splitRecent } from '../../lib/resultView';
 import { SearchStatsPanel } from './SearchStatsPanel';
 
-function errorText(error: unknown): string {
-  const data = (error as { data?: { error?: string } }).data;
-  return data?.error ?? 'the server did not answer';
-}
-
 /** /data-processing: search statistics, the single lookup, and recent searches. */
 export default function DashboardPage() {
   usePageTitle('Dashboard');
@@ -48,13 +43,12 @@ export default function DashboardPage() {
         <p className="muted">Welcome back{name ? `, ${name}` : ''}. Look up a property or process a batch of addresses.</p>
       </header>
       {justSignedIn && <Banner kind="success">You are signed in.</Banner>}
-      {recentError && <Banner kind="error">Error loading recent searches: {errorText(recentError)}</Banner>}
       <div className="dashboard-grid">
         <SearchStatsPanel role={role} />
         <LookupPanel />
       </div>
       <div className="dashboard-lists">
-        <RecentSearches latest={latest} others={others} loading={recentLoading} />
+        <RecentSearches latest={latest} others={others} loading={recentLoading} error={recentError} />
         <ExportHistory />
       </div>
     </div>

@@ -11,7 +11,7 @@ import { useAppDispatch } from '../../app/hooks';
 import type { SearchResult } from '../../api/types';
 import { Banner, type BannerKind } from '../../components/Banner';
 import { remainingOf } from './quota';
-import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from '../../lib/resultView';
+import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from './errorMessages';
 import { BatchProgress } from './BatchProgress';
 
 interface Status {
