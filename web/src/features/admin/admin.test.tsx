@@ -80,6 +80,20 @@ describe('/admin/users', () => {
     expect(within(details).getByRole('button', { name: 'Set as User' })).toBeEnabled();
   });
 
+  it("never loads another user's photo_url: their avatar is initials made in the page", async () => {
+    const tracker = 'https://tracker.example/pixel.png?u=zoe';
+    adminServer(USERS.map((u) => ({ ...u, picture: `${tracker}-${u.uid}` })));
+    const { user } = renderApp({ route: '/admin/users', preloadedState: signedInState({ ...ADMIN, photoURL: 'https://cdn.example/me.png' }) });
+    await user.click(await screen.findByRole('row', { name: /zoe@example.com/ }));
+    const details = await screen.findByRole('region', { name: 'User details' });
+    expect(await within(details).findByRole('img', { name: 'Zoe Park avatar' })).toHaveTextContent(/^ZP$/);
+    expect(details.querySelector('img')).toBeNull();
+    const sources = [...document.querySelectorAll('img')].map((img) => img.getAttribute('src'));
+    expect(sources.filter((src) => src?.startsWith(tracker))).toEqual([]);
+    // The admin's own photo may still show in their own top bar.
+    expect(sources).toContain('https://cdn.example/me.png');
+  });
+
   it("changes a role, shows 'Role updated successfully' for 3 seconds, and shows the server's refusal", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['setTimeout', 'clearTimeout'] });
     try {
