@@ -2,8 +2,8 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useLocation, useNavigationType } from 'react-router-dom';
 
 const STORAGE_KEY = 'perilscope.scroll';
-/** How long a Back/Forward keeps trying while the page (a lazy chunk, its data) grows tall enough. */
-const RESTORE_FRAMES = 120;
+/** How long (ms) a Back/Forward keeps trying while the page (a lazy chunk, its data) grows tall enough. */
+const RESTORE_WINDOW_MS = 3000;
 
 function loadPositions(): Map<string, number> {
   try {
@@ -42,10 +42,16 @@ export function useScrollRestoration(): void {
   useEffect(() => {
     if ('scrollRestoration' in window.history) window.history.scrollRestoration = 'manual';
     const remember = () => positions.set(currentKey.current, window.scrollY);
+    // A scroll event arrives a frame late: a click or Back straight after scrolling would find
+    // the page already switched. Both take the position first, while the page is still the old one.
     window.addEventListener('scroll', remember, { passive: true });
+    document.addEventListener('click', remember, { capture: true });
+    window.addEventListener('popstate', remember);
     window.addEventListener('pagehide', persist);
     return () => {
       window.removeEventListener('scroll', remember);
+      document.removeEventListener('click', remember, { capture: true });
+      window.removeEventListener('popstate', remember);
       window.removeEventListener('pagehide', persist);
     };
   }, []);
@@ -60,10 +66,10 @@ export function useScrollRestoration(): void {
       // An entry never scrolled was left at the top.
       const target = saved ?? 0;
       let frame = 0;
-      let tries = 0;
+      const deadline = performance.now() + RESTORE_WINDOW_MS;
       const attempt = () => {
         window.scrollTo(0, target);
-        if (Math.abs(window.scrollY - target) > 1 && tries++ < RESTORE_FRAMES) frame = requestAnimationFrame(attempt);
+        if (Math.abs(window.scrollY - target) > 1 && performance.now() < deadline) frame = requestAnimationFrame(attempt);
       };
       attempt();
       return () => cancelAnimationFrame(frame);

@@ -131,19 +131,31 @@ function GroupCard({ group, filename, index }: { group: AddressGroup; filename: 
       </div>
       <h3 className="subtitle">Occupants at this Address ({group.occupants.length})</h3>
       {group.occupants.length > 0 && (
-        <div className="table-scroll">
+        // On a phone the vicinity and status columns give way (a status other than operating shows by the name).
+        <div className="table-scroll occupants-compact">
           <table className="table">
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Vicinity</th><th scope="col">Types</th><th scope="col">NAICS</th><th scope="col">Status</th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="occupant-vicinity-col">Vicinity</th>
+                <th scope="col">Types</th>
+                <th scope="col">NAICS</th>
+                <th scope="col" className="occupant-status-col">Status</th>
+              </tr>
             </thead>
             <tbody>
               {group.occupants.map((row, index) => (
                 <tr key={index}>
-                  <td>{display(row.name)}</td>
-                  <td>{display(row.vicinity)}</td>
+                  <td>
+                    {display(row.name)}
+                    {display(row.business_status) !== '—' && row.business_status !== 'OPERATIONAL' && (
+                      <span className="status-badge status-other occupant-status-inline">{display(row.business_status)}</span>
+                    )}
+                  </td>
+                  <td className="occupant-vicinity-col">{display(row.vicinity)}</td>
                   <td>{display(row.types)}</td>
                   <td>{display(row.naics_code)}</td>
-                  <td>
+                  <td className="occupant-status-col">
                     <span className={`status-badge ${row.business_status === 'OPERATIONAL' ? 'status-ok' : 'status-other'}`}>
                       {display(row.business_status)}
                     </span>
