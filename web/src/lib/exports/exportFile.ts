@@ -8,7 +8,6 @@ import { CsvUnreadable, groupRows, parseExportCsv, type AddressGroup, type Expor
 type ExportContent = { csv: string } | { rows: ExportRow[] } | { unreadable: true };
 
 export const FILE_UNREADABLE = 'This export could not be read in the browser. Download the CSV to open it in a spreadsheet.';
-export const FILE_LOAD_FAILED = 'Failed to load or process file content.';
 
 async function csvOrJson(response: Response): Promise<unknown> {
   const type = response.headers.get('content-type') ?? '';
