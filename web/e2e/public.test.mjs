@@ -30,6 +30,11 @@ after(async () => { await browser?.close(); });
 
 test('every public page renders its title, accessibly, with no console errors', async () => {
   const { page, errors, context } = await openPage(browser);
+  // A signed-out visitor's session check: 204, not an error status (nothing in the console).
+  const sessionChecks = [];
+  page.on('response', (response) => {
+    if (new URL(response.url()).pathname === '/api/auth/refresh') sessionChecks.push(response.status());
+  });
   for (const [url, title] of PAGES) {
     await page.goto(url);
     await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
@@ -57,6 +62,8 @@ test('every public page renders its title, accessibly, with no console errors', 
   await page.getByRole('heading', { level: 1, name: 'Lessors Risk Only' }).waitFor();
   const contact = page.getByRole('link', { name: 'Contact Us' }).last();
   assert.equal(await contact.getAttribute('href'), '/contact?product=commercial&subproduct=lro');
+  assert.ok(sessionChecks.length >= PAGES.length, `one session check per page load (${sessionChecks.length})`);
+  assert.deepEqual([...new Set(sessionChecks)], [204], 'the signed-out session check answers 204');
   assert.deepEqual(errors, []);
   await context.close();
 });

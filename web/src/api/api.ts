@@ -1,13 +1,7 @@
-import {
-  createApi,
-  fetchBaseQuery,
-  type BaseQueryFn,
-  type FetchArgs,
-  type FetchBaseQueryError,
-} from '@reduxjs/toolkit/query/react';
-import { sessionCleared, sessionReceived, userUpdated } from '../features/auth/authSlice';
-import { getAccessToken, redirectToLogin, refreshSession } from '../features/auth/session';
-import { apiUrl } from './url';
+import { createApi, type BaseQueryFn, type FetchArgs, type FetchBaseQueryError } from '@reduxjs/toolkit/query/react';
+import { sessionCleared, sessionReceived, userUpdated } from '../lib/auth/authSlice';
+import { rawBaseQuery, type AuthExtra } from './rawBaseQuery';
+import { getAccessToken, redirectToLogin, refreshSession } from './session';
 import type {
   BatchJob,
   BatchJobResponse,
@@ -38,22 +32,6 @@ import type {
 /** SPEC §7/§9: a single search may take up to 180000 ms. */
 export const SINGLE_SEARCH_TIMEOUT_MS = 180_000;
 
-/** Extra per-request option: the bearer token to send (set by baseQueryWithReauth). */
-interface AuthExtra {
-  token: string | null;
-}
-
-const rawBaseQuery = fetchBaseQuery({
-  baseUrl: apiUrl(''),
-  credentials: 'include',
-  prepareHeaders: (headers, { extra }) => {
-    const token = (extra as AuthExtra | undefined)?.token;
-    if (token) headers.set('Authorization', `Bearer ${token}`);
-    if (!headers.has('Accept')) headers.set('Accept', 'application/json');
-    return headers;
-  },
-});
-
 /**
  * Calls whose 401 means "wrong credentials" or "not signed in yet", never an
  * expired token: they are not retried and never sign the user out.
@@ -83,7 +61,7 @@ export const baseQueryWithReauth: BaseQueryFn<string | FetchArgs, unknown, Fetch
   const skipReauth = NO_REAUTH_ENDPOINTS.has(api.endpoint);
   const token = skipReauth
     ? ((api.getState() as { auth: { accessToken: string | null } }).auth.accessToken ?? null)
-    : await getAccessToken(api.getState, api.dispatch);
+    : await getAccessToken(api);
 
   let result = await rawBaseQuery(args, { ...api, extra: { token } satisfies AuthExtra }, extraOptions);
 
@@ -91,7 +69,7 @@ export const baseQueryWithReauth: BaseQueryFn<string | FetchArgs, unknown, Fetch
 
   // Another request may have refreshed the token while this one was in flight.
   const current = (api.getState() as { auth: { accessToken: string | null } }).auth.accessToken;
-  const retryToken = current && current !== token ? current : await refreshSession(api.dispatch);
+  const retryToken = current && current !== token ? current : await refreshSession(api);
 
   if (!retryToken) {
     api.dispatch(sessionCleared());
@@ -107,6 +85,10 @@ export const api = createApi({
   baseQuery: baseQueryWithReauth,
   tagTypes: ['Me', 'SearchStats', 'Providers', 'Searches', 'Exports', 'BatchJobs'],
   endpoints: (build) => ({
+    /** The first check on app start: the refresh cookie gives a session, or the visitor is signed out. */
+    restoreSession: build.mutation<string | null, void>({
+      queryFn: async (_arg, baseApi) => ({ data: await refreshSession(baseApi) }),
+    }),
     login: build.mutation<SessionResponse, LoginRequest>({
       query: (body) => ({ url: '/api/auth/login', method: 'POST', body }),
       async onQueryStarted(_arg, { dispatch, queryFulfilled }) {
@@ -118,7 +100,7 @@ export const api = createApi({
         }
       },
     }),
-    signup: build.mutation<UserResponse, SignupRequest>({
+    signup: build.mutation<StatusResponse, SignupRequest>({
       query: (body) => ({ url: '/api/auth/signup', method: 'POST', body }),
     }),
     logout: build.mutation<StatusResponse, void>({

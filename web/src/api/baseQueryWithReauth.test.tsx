@@ -2,8 +2,8 @@ import { screen, waitFor } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { makeStore } from '../app/store';
-import { TOKEN_CACHE_MAX_MS, tokenLifetimeMs } from '../features/auth/authSlice';
-import { setSessionNavigator } from '../features/auth/session';
+import { TOKEN_CACHE_MAX_MS, tokenLifetimeMs } from '../lib/auth/authSlice';
+import { setSessionNavigator } from './session';
 import { ANN, callCount, db } from '../test/db';
 import { tokenFor } from '../test/handlers';
 import { renderApp, signedInState } from '../test/render';
@@ -135,12 +135,52 @@ describe('token lifetime', () => {
     db.refreshCookie = ANN.email;
     const store = makeStore();
     const before = Date.now();
-    const { refreshSession } = await import('../features/auth/session');
-    await refreshSession(store.dispatch);
+    const { refreshSession } = await import('./session');
+    await refreshSession(store);
     const { tokenExpiresAt, initialized, user } = store.getState().auth;
     expect(initialized).toBe(true);
     expect(user?.email).toBe(ANN.email);
     expect(tokenExpiresAt! - before).toBeGreaterThanOrEqual(900_000);
     expect(tokenExpiresAt! - before).toBeLessThan(900_000 + 5_000);
+  });
+});
+
+describe('the session check of a signed-out visitor', () => {
+  it('reads 204 (no refresh cookie) as signed out, with no error logged and no redirect', async () => {
+    db.refreshCookie = null;
+    const statuses: number[] = [];
+    server.events.on('response:mocked', ({ request, response }) => {
+      if (request.url.endsWith('/api/auth/refresh')) statuses.push(response.status);
+    });
+    const consoleError = vi.spyOn(console, 'error');
+    const navigate = vi.fn();
+    setSessionNavigator(navigate);
+    const store = makeStore();
+    const result = await store.dispatch(api.endpoints.restoreSession.initiate());
+    server.events.removeAllListeners();
+
+    expect(statuses).toEqual([204]);
+    expect(result).toMatchObject({ data: null });
+    expect(store.getState().auth).toMatchObject({ initialized: true, user: null, accessToken: null });
+    expect(navigate).not.toHaveBeenCalled();
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+
+  it('a public page renders for a signed-out visitor after one quiet session check', async () => {
+    db.refreshCookie = null;
+    const consoleError = vi.spyOn(console, 'error');
+    renderApp({ route: '/about' });
+    await waitFor(() => expect(callCount('/api/auth/refresh')).toBe(1));
+    expect(await screen.findByRole('heading', { level: 1 })).toBeInTheDocument();
+    expect(screen.getByTestId('location')).toHaveTextContent(/^\/about$/);
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+
+  it('a revoked session (401) also ends signed out', async () => {
+    db.refreshCookie = 'nobody@example.com';
+    const store = makeStore();
+    const result = await store.dispatch(api.endpoints.restoreSession.initiate());
+    expect(result).toMatchObject({ data: null });
+    expect(store.getState().auth).toMatchObject({ initialized: true, user: null });
   });
 });

@@ -36,3 +36,36 @@ export function errorStatus(error: AnyError): number | string | null {
   }
   return null;
 }
+
+export const UNREACHABLE = 'Could not reach PerilScope. Check your connection and try again.';
+export const TIMED_OUT = 'The server took too long to answer. Please try again in a few minutes.';
+export const SERVER_FAILED = 'The server ran into a problem. Please try again in a few minutes, or contact support if this persists.';
+export const UNREADABLE = "The server's answer could not be read. Please try again in a few minutes.";
+export const SESSION_ENDED = 'Your session has ended. Please sign in again.';
+export const NOT_ALLOWED = 'Your account is not allowed to do this.';
+
+/**
+ * A failed request as a sentence for the user: the server's own message for a refusal (4xx),
+ * else what happened and what to do. Never a browser's internal text ("TypeError: Failed to
+ * fetch") or a parser's.
+ */
+export function failureText(error: AnyError): string {
+  const status = errorStatus(error);
+  if (status === 'FETCH_ERROR') return UNREACHABLE;
+  if (status === 'TIMEOUT_ERROR') return TIMED_OUT;
+  if (status === 'PARSING_ERROR') {
+    const original = (error as { originalStatus?: number }).originalStatus ?? 0;
+    return original >= 500 ? SERVER_FAILED : UNREADABLE;
+  }
+  if (typeof status === 'number' && status >= 500) return SERVER_FAILED;
+  const fromServer = errorMessage(error, '');
+  if (fromServer) return fromServer;
+  if (status === 'CUSTOM_ERROR') {
+    const text = (error as { error?: unknown }).error;
+    if (typeof text === 'string' && text) return text;
+  }
+  if (status === 401) return SESSION_ENDED;
+  if (status === 403) return NOT_ALLOWED;
+  if (typeof status === 'number') return `The server refused the request (status ${status}). Please check what you entered and try again.`;
+  return 'Something went wrong. Please try again in a few minutes.';
+}

@@ -1,7 +1,8 @@
 import { useEffect, useRef } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
-import { selectInitialized } from '../features/auth/authSlice';
-import { initSession, setSessionNavigator } from '../features/auth/session';
+import { selectInitialized } from '../lib/auth/authSlice';
+import { api } from '../api/api';
+import { setSessionNavigator } from '../api/session';
 import { useAppDispatch, useAppSelector } from './hooks';
 import { AppRoutes } from './router';
 
@@ -18,7 +19,7 @@ export function App() {
   locationRef.current = location;
 
   useEffect(() => {
-    if (!initialized) void initSession(dispatch);
+    if (!initialized) void dispatch(api.endpoints.restoreSession.initiate());
     // Only on start: later refreshes happen per request.
   }, []);
 

@@ -10,7 +10,7 @@ const ForgotPasswordPage = lazy(() => import('../features/auth/ForgotPasswordPag
 const ResetPasswordPage = lazy(() => import('../features/auth/ResetPasswordPage'));
 const ProfilePage = lazy(() => import('../features/profile/ProfilePage'));
 const SettingsPage = lazy(() => import('../features/profile/SettingsPage'));
-const DashboardPage = lazy(() => import('../features/dashboard/DashboardPage'));
+const DashboardPage = lazy(() => import('../features/search/DashboardPage'));
 const NotFound = lazy(() => import('../features/layout/NotFound'));
 const SearchResultPage = lazy(() => import('../features/searchResult/SearchResultPage'));
 const ExportDetailPage = lazy(() => import('../features/exports/ExportDetailPage'));

@@ -1,6 +1,6 @@
 import { combineReducers, configureStore } from '@reduxjs/toolkit';
 import { api } from '../api/api';
-import { authReducer } from '../features/auth/authSlice';
+import { authReducer } from '../lib/auth/authSlice';
 
 const rootReducer = combineReducers({
   auth: authReducer,

@@ -25,11 +25,41 @@ interface AvatarProps {
   className?: string;
 }
 
-/** The user's photo, or a generated avatar with their initials when there is none (or it fails to load). */
+function labelOf(name: string | null | undefined, email?: string | null): string {
+  return name?.trim() || email || 'User';
+}
+
+function sizeStyle(size: number) {
+  return { width: size, height: size, fontSize: Math.round(size * 0.4) };
+}
+
+/**
+ * A generated avatar, made here from the name: the one to show for ANOTHER user (the admin
+ * pages). Their photo_url is an address they chose; loading it in someone else's browser would
+ * tell that server who looked and when (#10 item 11), so it is never put into an <img>.
+ */
+export function InitialsAvatar({ name, email, size = 40, className }: Omit<AvatarProps, 'photoURL'>) {
+  const label = labelOf(name, email);
+  return (
+    <span
+      className={['avatar', 'avatar-initials', className].filter(Boolean).join(' ')}
+      role="img"
+      aria-label={`${label} avatar`}
+      style={{ ...sizeStyle(size), background: colourFor(label) }}
+    >
+      {initialsOf(name, email)}
+    </span>
+  );
+}
+
+/**
+ * The signed-in user's OWN photo (top bar, profile), or their initials when there is none or it
+ * fails to load. Never for another user: use InitialsAvatar.
+ */
 export function Avatar({ name, email, photoURL, size = 40, className }: AvatarProps) {
   const [failedUrl, setFailedUrl] = useState<string | null>(null);
-  const label = name?.trim() || email || 'User';
-  const style = { width: size, height: size, fontSize: Math.round(size * 0.4) };
+  const label = labelOf(name, email);
+  const style = sizeStyle(size);
   if (photoURL && failedUrl !== photoURL) {
     return (
       <img
@@ -43,14 +73,5 @@ export function Avatar({ name, email, photoURL, size = 40, className }: AvatarPr
       />
     );
   }
-  return (
-    <span
-      className={['avatar', 'avatar-initials', className].filter(Boolean).join(' ')}
-      role="img"
-      aria-label={`${label} avatar`}
-      style={{ ...style, background: colourFor(label) }}
-    >
-      {initialsOf(name, email)}
-    </span>
-  );
+  return <InitialsAvatar name={name} email={email} size={size} className={className} />;
 }

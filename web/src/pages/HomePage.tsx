@@ -1,7 +1,7 @@
 import { Link } from 'react-router-dom';
 import { useAppSelector } from '../app/hooks';
 import { usePageTitle } from '../components/usePageTitle';
-import { selectUser } from '../features/auth/authSlice';
+import { selectUser } from '../lib/auth/authSlice';
 
 const FEATURES = [
   {

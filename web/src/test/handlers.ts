@@ -81,8 +81,10 @@ export const handlers = [
     '/api/auth/refresh',
     counted('/api/auth/refresh', () => {
       const email = db.refreshCookie;
-      const record = email ? db.users.get(email) : undefined;
-      if (!record) return err(401, 'Not signed in');
+      // No cookie: a signed-out visitor, answered without an error status (the server's contract).
+      if (!email) return new HttpResponse(null, { status: 204 });
+      const record = db.users.get(email);
+      if (!record) return err(401, 'Session expired or revoked');
       return HttpResponse.json(issueSession(record.user));
     }),
   ),

@@ -6,7 +6,7 @@ import { MemoryRouter, useLocation, type InitialEntry } from 'react-router-dom';
 import type { User } from '../api/types';
 import { App } from '../app/App';
 import { makeStore, type AppStore, type RootState } from '../app/store';
-import { initialAuthState } from '../features/auth/authSlice';
+import { initialAuthState } from '../lib/auth/authSlice';
 import { tokenFor } from './handlers';
 
 /** Shows the router's current location so tests can assert navigation. */

@@ -1,9 +1,13 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { resetSessionModule } from '../features/auth/session';
+import { resetSessionModule } from '../api/session';
 import { resetDb } from './db';
 import { server } from './server';
+
+// jsdom has no layout and logs "Not implemented" for scrolling, which every navigation does
+// (useScrollRestoration); the scroll tests spy on this no-op.
+window.scrollTo = (() => undefined) as typeof window.scrollTo;
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {

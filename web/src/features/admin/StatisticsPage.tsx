@@ -8,12 +8,12 @@ import { statisticsView } from './statistics';
 import { useLeaveOnRefusal } from './useAdminGate';
 import './admin.css';
 
-function ShareBar({ label, value, share }: { label: string; value: number; share: number }) {
+function ShareBar({ label, value, share, tone }: { label: string; value: number; share: number; tone: 'navy' | 'green' }) {
   return (
     <div className="share-bar">
       <div className="form-row-between small"><span>{label}</span><span>{value} ({share}%)</span></div>
-      <div className="progress" role="img" aria-label={`${label}: ${share}%`}>
-        <div className="progress-fill progress-green" style={{ width: `${share}%` }} />
+      <div className={`progress progress-${tone}`} role="img" aria-label={`${label}: ${share}%`}>
+        <div className="progress-fill" style={{ width: `${share}%` }} />
       </div>
     </div>
   );
@@ -63,8 +63,8 @@ export default function StatisticsPage() {
             <article className="card stat-card" aria-label="Total Users">
               <h2 className="stat-title">Total Users</h2>
               <p className="stat-value">{stats.total_users}</p>
-              <ShareBar label="Admins" value={stats.admin_users} share={view.adminShare} />
-              <ShareBar label="Regular users" value={stats.regular_users} share={view.regularShare} />
+              <ShareBar label="Admins" value={stats.admin_users} share={view.adminShare} tone="navy" />
+              <ShareBar label="Regular users" value={stats.regular_users} share={view.regularShare} tone="green" />
             </article>
             <article className="card stat-card" aria-label="Total Searches">
               <h2 className="stat-title">Total Searches</h2>

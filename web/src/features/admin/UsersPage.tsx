@@ -1,6 +1,6 @@
 import { useMemo, useState, type KeyboardEvent } from 'react';
 import { errorMessage } from '../../api/errors';
-import { Avatar } from '../../components/Avatar';
+import { InitialsAvatar } from '../../components/Avatar';
 import { Banner } from '../../components/Banner';
 import { PageSpinner, Spinner } from '../../components/Spinner';
 import { useFlash } from '../../components/useFlash';
@@ -161,7 +161,7 @@ function UserDetails({ uid }: { uid: string }) {
       {saved && <Banner kind="success">{saved}</Banner>}
       {saveError && <Banner kind="error">{saveError}</Banner>}
       <div className="user-heading">
-        <Avatar name={user.name} email={user.email} photoURL={user.picture} size={64} />
+        <InitialsAvatar name={user.name} email={user.email} size={64} />
         <div>
           <h2 className="card-title">{user.name || 'Name not set'}</h2>
           <p className="muted">{user.email}</p>

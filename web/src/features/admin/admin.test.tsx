@@ -1,4 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { ADMIN } from '../../test/db';
@@ -80,6 +82,20 @@ describe('/admin/users', () => {
     expect(within(details).getByRole('button', { name: 'Set as User' })).toBeEnabled();
   });
 
+  it("never loads another user's photo_url: their avatar is initials made in the page", async () => {
+    const tracker = 'https://tracker.example/pixel.png?u=zoe';
+    adminServer(USERS.map((u) => ({ ...u, picture: `${tracker}-${u.uid}` })));
+    const { user } = renderApp({ route: '/admin/users', preloadedState: signedInState({ ...ADMIN, photoURL: 'https://cdn.example/me.png' }) });
+    await user.click(await screen.findByRole('row', { name: /zoe@example.com/ }));
+    const details = await screen.findByRole('region', { name: 'User details' });
+    expect(await within(details).findByRole('img', { name: 'Zoe Park avatar' })).toHaveTextContent(/^ZP$/);
+    expect(details.querySelector('img')).toBeNull();
+    const sources = [...document.querySelectorAll('img')].map((img) => img.getAttribute('src'));
+    expect(sources.filter((src) => src?.startsWith(tracker))).toEqual([]);
+    // The admin's own photo may still show in their own top bar.
+    expect(sources).toContain('https://cdn.example/me.png');
+  });
+
   it("changes a role, shows 'Role updated successfully' for 3 seconds, and shows the server's refusal", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['setTimeout', 'clearTimeout'] });
     try {
@@ -123,6 +139,25 @@ describe('/admin/statistics and /admin/settings', () => {
     expect(screen.getByText('20% of this month')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Refresh Data' }));
     expect(await screen.findByText('2 users are near their monthly search limit.')).toBeInTheDocument();
+  });
+
+  it('the admin/regular split bars have a fill colour (a rule matches each fill)', async () => {
+    server.use(http.get('/api/admin/search-stats', () =>
+      HttpResponse.json({ status: 'success', stats: { total_users: 4, admin_users: 1, regular_users: 3, total_searches: 0, month_searches: 0, day_searches: 0, near_limit_users: 0 } })));
+    renderApp({ route: '/admin/statistics', preloadedState: signedInState(ADMIN) });
+    // The tests run without CSS, so the check reads the stylesheet: the browser test measures the colour.
+    const css = readFileSync(path.resolve(__dirname, '../../styles/global.css'), 'utf8');
+    const backgroundOf = (selector: string) =>
+      new RegExp(`(^|\\n|,\\s*)${selector.replace(/\./g, '\\.')}\\s*\\{[^}]*background:\\s*([^;]+);`).exec(css)?.[2];
+    for (const [name, share] of [['Admins', 25], ['Regular users', 75]] as const) {
+      const bar = await screen.findByRole('img', { name: `${name}: ${share}%` });
+      const fill = bar.querySelector('.progress-fill') as HTMLElement;
+      expect(fill.style.width).toBe(`${share}%`);
+      const tone = [...bar.classList].find((c) => /^progress-(navy|green|yellow|red)$/.test(c));
+      expect(tone, `${name} bar has a tone class`).toBeDefined();
+      expect(backgroundOf(`.${tone} .progress-fill`)).toMatch(/^(var\(--|#)/);
+    }
+    expect(backgroundOf('.progress-fill')).toMatch(/^(var\(--|#)/);
   });
 
   it("shows 'Failed to fetch statistics' when the answer is not a success", async () => {

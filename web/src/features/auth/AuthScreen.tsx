@@ -9,11 +9,11 @@ import { PasswordField } from '../../components/PasswordField';
 import { Spinner } from '../../components/Spinner';
 import { TextField } from '../../components/TextField';
 import { usePageTitle } from '../../components/usePageTitle';
-import { selectUser } from './authSlice';
+import { selectUser } from '../../lib/auth/authSlice';
 import { destinationAfterLogin, type FromState } from './guards';
-import { PasswordChecklist } from './PasswordChecklist';
-import { allRulesMet, MSG_PASSWORDS_DO_NOT_MATCH, MSG_REQUIREMENTS_NOT_MET } from './passwordRules';
-import { validateEmail } from './validation';
+import { PasswordChecklist } from '../../components/PasswordChecklist';
+import { allRulesMet, MSG_PASSWORDS_DO_NOT_MATCH, MSG_REQUIREMENTS_NOT_MET } from '../../lib/passwordRules';
+import { validateEmail } from '../../lib/validation';
 
 export type AuthMode = 'login' | 'signup';
 

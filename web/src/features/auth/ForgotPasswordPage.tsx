@@ -6,7 +6,7 @@ import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
 import { TextField } from '../../components/TextField';
 import { usePageTitle } from '../../components/usePageTitle';
-import { validateEmail } from './validation';
+import { validateEmail } from '../../lib/validation';
 
 export const MAIL_CLIENT_URL = 'https://mail.google.com';
 

@@ -6,8 +6,8 @@ import { Banner } from '../../components/Banner';
 import { PasswordField } from '../../components/PasswordField';
 import { Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { PasswordChecklist } from './PasswordChecklist';
-import { allRulesMet, MSG_PASSWORDS_DO_NOT_MATCH, MSG_REQUIREMENTS_NOT_MET } from './passwordRules';
+import { PasswordChecklist } from '../../components/PasswordChecklist';
+import { allRulesMet, MSG_PASSWORDS_DO_NOT_MATCH, MSG_REQUIREMENTS_NOT_MET } from '../../lib/passwordRules';
 
 export const INVALID_RESET_LINK = 'This reset link is invalid or has expired.';
 export const RESET_SUCCESS = 'Your password has been reset. You can now sign in with your new password.';

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
 import { useAppSelector } from '../../app/hooks';
 import { PageSpinner } from '../../components/Spinner';
-import { selectInitialized, selectIsAdmin, selectUser } from './authSlice';
+import { selectInitialized, selectIsAdmin, selectUser } from '../../lib/auth/authSlice';
 
 /** Signed-out visitors go to /login and come back after signing in. */
 export function RequireAuth({ children }: { children: ReactNode }) {

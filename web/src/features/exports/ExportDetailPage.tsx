@@ -1,20 +1,18 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { useListExportedFilesQuery } from '../../api/api';
-import { useAppSelector } from '../../app/hooks';
+import { errorMessage, failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
+import { CLIENT_SUPPLIED_LABEL, CLIENT_SUPPLIED_NOTE, ClientSuppliedBadge } from '../../components/ClientSuppliedBadge';
 import { PageSpinner, Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { selectAccessToken } from '../auth/authSlice';
-import { CLIENT_SUPPLIED_LABEL, CLIENT_SUPPLIED_NOTE, ClientSuppliedBadge } from '../search/ExportHistory';
-import { display, exportGroupId, groupNavState, type AddressGroup } from './groups';
-import { authorizedFetch, useExportFile } from './useExportFile';
+import { useDownload } from '../../lib/download';
+import { useExportFile } from '../../lib/exports/exportFile';
+import { display, exportGroupId, groupNavState, type AddressGroup } from '../../lib/exports/groups';
 
 const GROUPS_PER_PAGE = 25; // a 50,000-row export renders a page at a time
 const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index).';
 const TOP3_TOOLTIP = 'Top three disaster geo peril';
-
-type Download = { state: 'idle' } | { state: 'preparing' } | { state: 'started' } | { state: 'error'; message: string };
 
 function safeDecode(value: string): string {
   try {
@@ -24,13 +22,18 @@ function safeDecode(value: string): string {
   }
 }
 
+/** SPEC §8: 'Download error: {server error field, else error message, else Unknown download error}'. */
+function downloadErrorText(error: unknown): string {
+  return `Download error: ${errorMessage(error, failureText(error))}`;
+}
+
 /** /batch-export-detail/{filename}: an export's address groups, a page at a time, and its download. */
 export default function ExportDetailPage() {
   const params = useParams();
   const filename = params.filename ? safeDecode(params.filename) : '';
-  const token = useAppSelector(selectAccessToken);
-  const load = useExportFile(filename || null);
-  const [download, setDownload] = useState<Download>({ state: 'idle' });
+  const { load } = useExportFile(filename || null);
+  const { busy: preparing, error: downloadError, download } = useDownload();
+  const [started, setStarted] = useState(false);
   const [page, setPage] = useState(0);
   usePageTitle(filename ? `Export: ${filename}` : 'Export');
   // Where the rows came from is on the history's entry for this file.
@@ -39,10 +42,10 @@ export default function ExportDetailPage() {
   });
 
   useEffect(() => {
-    if (download.state !== 'started') return undefined;
-    const timer = setTimeout(() => setDownload({ state: 'idle' }), 3000);
+    if (!started) return undefined;
+    const timer = setTimeout(() => setStarted(false), 3000);
     return () => clearTimeout(timer);
-  }, [download]);
+  }, [started]);
 
   const pageGroups = useMemo(
     () => (load.state === 'loaded' ? load.groups.slice(page * GROUPS_PER_PAGE, (page + 1) * GROUPS_PER_PAGE) : []),
@@ -58,27 +61,8 @@ export default function ExportDetailPage() {
   }
 
   async function downloadCsv() {
-    if (!filename) {
-      setDownload({ state: 'error', message: 'Invalid filename for download' });
-      return;
-    }
-    setDownload({ state: 'preparing' });
-    try {
-      const response = await authorizedFetch(`/api/download/${encodeURIComponent(filename)}`, token);
-      if ((response.headers.get('content-type') ?? '').includes('json') || !response.ok) {
-        const body = (await response.json().catch(() => ({}))) as { error?: string };
-        throw new Error(body.error ?? 'Unknown download error');
-      }
-      const url = URL.createObjectURL(await response.blob());
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = filename;
-      link.click();
-      URL.revokeObjectURL(url);
-      setDownload({ state: 'started' });
-    } catch (error) {
-      setDownload({ state: 'error', message: `Download error: ${error instanceof Error ? error.message : 'Unknown download error'}` });
-    }
+    setStarted(false);
+    setStarted(await download(`/api/download/${encodeURIComponent(filename)}`, filename));
   }
 
   const pages = load.state === 'loaded' ? Math.ceil(load.groups.length / GROUPS_PER_PAGE) : 0;
@@ -88,8 +72,8 @@ export default function ExportDetailPage() {
         <h1 className="break-all">Export: {filename} {clientSupplied && <ClientSuppliedBadge />}</h1>
         <div className="button-row">
           <button type="button" className="btn btn-primary" onClick={downloadCsv}
-            disabled={load.state === 'loading' || download.state === 'preparing'}>
-            {download.state === 'preparing' ? <Spinner size="sm" label="Preparing..." /> : 'Download CSV'}
+            disabled={load.state === 'loading' || preparing}>
+            {preparing ? <Spinner size="sm" label="Preparing..." /> : 'Download CSV'}
           </button>
           <Link to="/data-processing" className="btn btn-outline">Back</Link>
         </div>
@@ -99,11 +83,14 @@ export default function ExportDetailPage() {
           <strong>{CLIENT_SUPPLIED_LABEL}.</strong> {CLIENT_SUPPLIED_NOTE} Check them against a PerilScope batch before relying on them.
         </Banner>
       )}
-      {download.state === 'error' && <Banner kind="error">{download.message}</Banner>}
-      {download.state === 'started' && <Banner kind="info">Download started.</Banner>}
+      {downloadError !== null && <Banner kind="error">{downloadErrorText(downloadError)}</Banner>}
+      {started && <Banner kind="info">Download started.</Banner>}
       {load.state === 'loading' && <PageSpinner label="Loading file content..." />}
       {load.state === 'error' && (
-        <div className="error-panel" role="alert"><p>{load.message || 'Could not load file content.'}</p></div>
+        <div className="error-panel" role="alert">
+          <p>{load.message}</p>
+          {load.unreadable && <p>The file itself is kept: use Download CSV above to save it.</p>}
+        </div>
       )}
       {load.state === 'loaded' && load.groups.length === 0 && <p className="muted">The exported file is empty.</p>}
       {load.state === 'loaded' && load.groups.length > 0 && (
@@ -155,19 +142,31 @@ function GroupCard({ group, filename, index }: { group: AddressGroup; filename: 
       </div>
       <h3 className="subtitle">Occupants at this Address ({group.occupants.length})</h3>
       {group.occupants.length > 0 && (
-        <div className="table-scroll">
+        // On a phone the vicinity and status columns give way (a status other than operating shows by the name).
+        <div className="table-scroll occupants-compact">
           <table className="table">
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Vicinity</th><th scope="col">Types</th><th scope="col">NAICS</th><th scope="col">Status</th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="occupant-vicinity-col">Vicinity</th>
+                <th scope="col">Types</th>
+                <th scope="col">NAICS</th>
+                <th scope="col" className="occupant-status-col">Status</th>
+              </tr>
             </thead>
             <tbody>
               {group.occupants.map((row, index) => (
                 <tr key={index}>
-                  <td>{display(row.name)}</td>
-                  <td>{display(row.vicinity)}</td>
+                  <td>
+                    {display(row.name)}
+                    {display(row.business_status) !== '—' && row.business_status !== 'OPERATIONAL' && (
+                      <span className="status-badge status-other occupant-status-inline">{display(row.business_status)}</span>
+                    )}
+                  </td>
+                  <td className="occupant-vicinity-col">{display(row.vicinity)}</td>
                   <td>{display(row.types)}</td>
                   <td>{display(row.naics_code)}</td>
-                  <td>
+                  <td className="occupant-status-col">
                     <span className={`status-badge ${row.business_status === 'OPERATIONAL' ? 'status-ok' : 'status-other'}`}>
                       {display(row.business_status)}
                     </span>

@@ -1,11 +1,13 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import Papa from 'papaparse';
-import { describe, expect, it } from 'vitest';
-import { ANN } from '../../test/db';
+import { describe, expect, it, vi } from 'vitest';
+import { UNREACHABLE } from '../../api/errors';
+import { ANN, callCount, db } from '../../test/db';
+import { tokens } from '../../test/handlers';
 import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
-import { exportGroupId, groupNavState, groupRows, parseExportCsv, parseExportGroupId } from './groups';
+import { exportGroupId, groupNavState, groupRows, parseExportCsv, parseExportGroupId } from '../../lib/exports/groups';
 
 const FILE = 'seattle_export_20261123_101500_000001.csv';
 const COLUMNS = ['address', 'name', 'vicinity', 'types', 'lat', 'lng', 'business_status', 'Total_Score', 'Top3_Scores_Combined', 'naics_code'];
@@ -101,5 +103,91 @@ describe('export groups as search results', () => {
     renderApp({ route: `/search-result/${encodeURIComponent('export:nope.csv:0')}`, preloadedState: signedInState(ANN) });
     expect(await screen.findByText('Export not found')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Go Back' })).toBeInTheDocument();
+  });
+});
+
+/** The export routes answer only a bearer token the server still accepts, like the real ones. */
+function serveExportWithAuth(views: (string | null)[], downloads: (string | null)[]) {
+  const accepted = (request: Request) => tokens.has((request.headers.get('Authorization') ?? '').replace('Bearer ', ''));
+  const expired = () => HttpResponse.json({ status: 'error', error: 'Invalid or expired token' }, { status: 401 });
+  server.use(
+    http.get('/api/view-export/:name', ({ request }) => {
+      views.push(request.headers.get('Authorization'));
+      if (!accepted(request)) return expired();
+      return new HttpResponse(CSV, { headers: { 'Content-Type': 'text/csv; charset=utf-8' } });
+    }),
+    http.get('/api/download/:name', ({ request }) => {
+      downloads.push(request.headers.get('Authorization'));
+      if (!accepted(request)) return expired();
+      return new HttpResponse(CSV, {
+        headers: { 'Content-Type': 'text/csv', 'Content-Disposition': `attachment; filename="${FILE}"` },
+      });
+    }),
+  );
+}
+
+function captureSavedFiles() {
+  Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:export'), revokeObjectURL: vi.fn() });
+  const saved: string[] = [];
+  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+    saved.push(this.download);
+  });
+  return saved;
+}
+
+describe('the export viewer after the access token expired', () => {
+  it('refreshes the token on a 401 and retries the view, then the download', async () => {
+    const views: (string | null)[] = [];
+    const downloads: (string | null)[] = [];
+    serveExportWithAuth(views, downloads);
+    db.refreshCookie = ANN.email;
+    const saved = captureSavedFiles();
+    // A token the server no longer accepts, though the app still thinks it fresh (revoked, or a clock skew).
+    const { user, store } = renderApp({
+      route: `/batch-export-detail/${encodeURIComponent(FILE)}`,
+      preloadedState: signedInState(ANN, { token: 'expired-token' }),
+    });
+
+    expect(await screen.findByRole('link', { name: '701 5th Ave, Seattle, WA 98104' })).toBeInTheDocument();
+    expect(views).toEqual(['Bearer expired-token', `Bearer ${store.getState().auth.accessToken}`]);
+    expect(callCount('/api/auth/refresh')).toBe(1);
+    expect(screen.queryByText(/Invalid or expired token/)).not.toBeInTheDocument();
+
+    tokens.delete(store.getState().auth.accessToken!); // expires again before the download
+    await user.click(screen.getByRole('button', { name: 'Download CSV' }));
+    await waitFor(() => expect(saved).toEqual([FILE]));
+    expect(downloads).toHaveLength(2);
+    expect(downloads[1]).toBe(`Bearer ${store.getState().auth.accessToken}`);
+    expect(callCount('/api/auth/refresh')).toBe(2);
+    expect(await screen.findByText('Download started.')).toBeInTheDocument();
+  });
+});
+
+describe('the export viewer says what went wrong and what to do', () => {
+  it('a file the browser cannot parse: no parser message, and the download offered', async () => {
+    server.use(http.get('/api/view-export/:name', () =>
+      new HttpResponse('just one line of text without any delimiter', { headers: { 'Content-Type': 'text/csv' } })));
+    renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('This export could not be read in the browser. Download the CSV to open it in a spreadsheet.');
+    expect(alert).not.toHaveTextContent(/Parsing|delimit/i);
+    expect(screen.getByRole('button', { name: 'Download CSV' })).toBeEnabled();
+  });
+
+  it('a network failure says the server could not be reached, never the browser error', async () => {
+    server.use(http.get('/api/view-export/:name', () => HttpResponse.error()));
+    renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(UNREACHABLE);
+    expect(alert).not.toHaveTextContent(/TypeError|Failed to fetch/);
+  });
+
+  it("a failed download: 'Download error:' and the server's reason", async () => {
+    serveExport();
+    server.use(http.get('/api/download/:name', () =>
+      HttpResponse.json({ status: 'error', error: 'Export not yet complete' }, { status: 409 })));
+    const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
+    await user.click(await screen.findByRole('button', { name: 'Download CSV' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Download error: Export not yet complete');
   });
 });

@@ -3,8 +3,8 @@ import { useChangePasswordMutation } from '../../api/api';
 import { errorMessage } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { PasswordField } from '../../components/PasswordField';
-import { PasswordChecklist } from '../auth/PasswordChecklist';
-import { allRulesMet, MSG_PASSWORDS_DO_NOT_MATCH, MSG_REQUIREMENTS_NOT_MET } from '../auth/passwordRules';
+import { PasswordChecklist } from '../../components/PasswordChecklist';
+import { allRulesMet, MSG_PASSWORDS_DO_NOT_MATCH, MSG_REQUIREMENTS_NOT_MET } from '../../lib/passwordRules';
 
 export const PASSWORD_CHANGED = 'Password changed successfully';
 

@@ -6,7 +6,7 @@ import { Avatar } from '../../components/Avatar';
 import { Banner } from '../../components/Banner';
 import { TextField } from '../../components/TextField';
 import { usePageTitle } from '../../components/usePageTitle';
-import { selectUser } from '../auth/authSlice';
+import { selectUser } from '../../lib/auth/authSlice';
 import { ChangePasswordForm } from './ChangePasswordForm';
 
 export const PROFILE_UPDATED = 'Profile updated successfully';

@@ -1,23 +1,11 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useDeleteExportMutation, useListExportedFilesQuery } from '../../api/api';
+import { ClientSuppliedBadge } from '../../components/ClientSuppliedBadge';
 import { errorMessage } from '../../api/errors';
 import type { ExportedFile } from '../../api/types';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
-
-export const CLIENT_SUPPLIED_LABEL = 'Client-supplied data';
-export const CLIENT_SUPPLIED_NOTE =
-  'These rows were sent by a client through the API (POST /api/export) and stored as given: PerilScope did not compute or check them.';
-
-/** The badge every client-supplied export carries, wherever it is listed or shown. */
-export function ClientSuppliedBadge() {
-  return (
-    <span className="badge badge-client" title={CLIENT_SUPPLIED_NOTE}>
-      {CLIENT_SUPPLIED_LABEL}
-    </span>
-  );
-}
 
 /** Batch Export History (SPEC §2): newest first, each linking to its viewer, each deletable. */
 export function ExportHistory() {

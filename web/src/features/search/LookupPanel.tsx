@@ -9,8 +9,8 @@ import {
 import { useAppDispatch } from '../../app/hooks';
 import type { BatchJob, SearchResult } from '../../api/types';
 import { Banner, type BannerKind } from '../../components/Banner';
-import { remainingOf } from '../dashboard/quota';
-import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from './resultView';
+import { remainingOf } from './quota';
+import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from './errorMessages';
 import { BatchProgress } from './BatchProgress';
 import { useBatchJobs } from './useBatchJobs';
 

@@ -1,12 +1,14 @@
 import { lazy, Suspense } from 'react';
 import { Link } from 'react-router-dom';
 import type { RecentSearch } from '../../api/types';
+import { failureText } from '../../api/errors';
+import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
-import { OccupantsTable } from './OccupantsTable';
-import { formatScore, navigationState, toCard, type ResultCard } from './resultView';
+import { OccupantsTable } from '../../components/OccupantsTable';
+import { formatScore, navigationState, toCard, type ResultCard } from '../../lib/resultView';
 
 // recharts is large: it loads with the first chart, never with the initial JS.
-const PerilChart = lazy(() => import('./PerilChart'));
+const PerilChart = lazy(() => import('../../components/PerilChart'));
 
 /** The place photo of a search, through the server's photo route (the maps key stays on the server). */
 function imageUrlOf(search: RecentSearch): string | null {
@@ -57,8 +59,16 @@ function CardSkeleton() {
   );
 }
 
+interface Props {
+  latest: RecentSearch | null;
+  others: RecentSearch[];
+  loading: boolean;
+  /** The list failed to load: its error replaces the empty-state text, which would contradict it. */
+  error?: unknown;
+}
+
 /** Recent Single Searches: the Latest Result card and a scroll list of the others (SPEC §2, §4). */
-export function RecentSearches({ latest, others, loading }: { latest: RecentSearch | null; others: RecentSearch[]; loading: boolean }) {
+export function RecentSearches({ latest, others, loading, error }: Props) {
   return (
     <section className="card recent-searches" aria-labelledby="recent-title" aria-busy={loading}>
       <h2 id="recent-title" className="card-title">
@@ -70,7 +80,8 @@ export function RecentSearches({ latest, others, loading }: { latest: RecentSear
           <CardSkeleton />
         </div>
       )}
-      {!loading && !latest && (
+      {!!error && <Banner kind="error">Error loading recent searches: {failureText(error)}</Banner>}
+      {!loading && !error && !latest && (
         <p className="muted">No searches yet. Look up an address to see its occupants and risks.</p>
       )}
       {latest && (

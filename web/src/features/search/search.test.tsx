@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { batchSearch, failedSearch, occupant, recentSearch } from '../../test/searchFixtures';
 import { actionLabel } from './LookupPanel';
-import { LIMIT_MESSAGE, limitMessage, navigationState, parseAddressText, readNavState, searchErrorMessage, splitRecent, toCard } from './resultView';
+import { UNREACHABLE } from '../../api/errors';
+import { navigationState, parseAddressText, readNavState, splitRecent, toCard } from '../../lib/resultView';
+import { batchErrorMessage, LIMIT_MESSAGE, limitMessage, searchErrorMessage, uploadErrorText } from './errorMessages';
 
 describe('lookup rules', () => {
   it('labels the one action button as SPEC §2 says', () => {
@@ -26,6 +28,19 @@ describe('lookup rules', () => {
       .toBe('You have reached your monthly search limit (3 searches/month). Please contact an administrator to upgrade your account.');
     expect(limitMessage('search limit reached')).toBe(LIMIT_MESSAGE);
     expect(searchErrorMessage({ status: 400, data: { error: 'Could not find a ZIP code' } }).text).toBe('Search error: Could not find a ZIP code');
+  });
+
+  it("words a failure that never reached the server as a sentence, never the browser's error", () => {
+    const offline = { status: 'FETCH_ERROR', error: 'TypeError: Failed to fetch' };
+    expect(searchErrorMessage(offline).text).toBe(`Search error: ${UNREACHABLE}`);
+    expect(batchErrorMessage(offline).text).toBe(`Batch processing error: ${UNREACHABLE}`);
+    expect(uploadErrorText(offline)).toBe(`Upload error: ${UNREACHABLE}`);
+    // A proxy's HTML error page is not JSON: a server failure, not a parser's message.
+    const proxyPage = { status: 'PARSING_ERROR', originalStatus: 502, data: '<html>', error: 'SyntaxError: Unexpected token <' };
+    expect(searchErrorMessage(proxyPage).text).toMatch(/^Server error occurred/);
+    expect(uploadErrorText(proxyPage)).toMatch(/^Upload error: The server ran into a problem\./);
+    for (const text of [searchErrorMessage(offline).text, uploadErrorText(proxyPage)]) expect(text).not.toMatch(/TypeError|SyntaxError/);
+    expect(uploadErrorText({ status: 413, data: { error: 'File too large' } })).toBe('Upload failed: File too large');
   });
 
   it('reads the SPEC §3 address text', () => {

@@ -1,21 +1,20 @@
 import { lazy, Suspense, useState, type ReactNode } from 'react';
-import { useStore } from 'react-redux';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useGetSearchResultQuery } from '../../api/api';
 import type { Occupant, RecentSearch, ScoreReceipt } from '../../api/types';
-import { useAppDispatch } from '../../app/hooks';
+import { errorMessage, failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { OccupantsTable } from '../search/OccupantsTable';
-import { formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../search/resultView';
-import { groupNavState, parseExportGroupId } from '../exports/groups';
-import { useExportFile } from '../exports/useExportFile';
-import { downloadFile } from './download';
+import { OccupantsTable } from '../../components/OccupantsTable';
+import { formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../../lib/resultView';
+import { groupNavState, parseExportGroupId } from '../../lib/exports/groups';
+import { useDownload } from '../../lib/download';
+import { useExportFile } from '../../lib/exports/exportFile';
 import { InfoTip } from './InfoTip';
 
 // recharts loads with the page that draws it, never with the initial JS.
-const PerilChart = lazy(() => import('../search/PerilChart'));
+const PerilChart = lazy(() => import('../../components/PerilChart'));
 
 export const NO_ID = 'No search result ID provided.';
 export const NOT_FOUND = 'Could not load result data.';
@@ -118,24 +117,9 @@ export default function SearchResultPage() {
   return <StoredSearchResult key={id} id={id} />;
 }
 
-/** Downloads a file through the API with the session's token; returns the error text, if any. */
-function useDownload(): { busy: boolean; error: string | null; download: (path: string, filename: string) => Promise<void> } {
-  const store = useStore();
-  const dispatch = useAppDispatch();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function download(path: string, filename: string) {
-    setBusy(true);
-    setError(null);
-    try {
-      await downloadFile(path, filename, store.getState, dispatch);
-    } catch (failure) {
-      setError(`Export error: ${failure instanceof Error ? failure.message : 'Unknown export error'}`);
-    } finally {
-      setBusy(false);
-    }
-  }
-  return { busy, error, download };
+/** SPEC §8: 'Export error: {...}', the {...} a sentence a user can act on. */
+function exportErrorText(error: unknown): string | null {
+  return error === null ? null : `Export error: ${errorMessage(error, failureText(error))}`;
 }
 
 interface StepProps {
@@ -188,7 +172,7 @@ function StoredSearchResult({ id }: { id: string }) {
 
   const loaded = !!currentData;
   return (
-    <ResultLayout view={view} loading={!loaded} busy={isFetching} error={exportError} showDetails={loaded}>
+    <ResultLayout view={view} loading={!loaded} busy={isFetching} error={exportErrorText(exportError)} showDetails={loaded}>
       <ResultActions
         previous={currentData?.previous_id ?? null}
         next={currentData?.next_id ?? null}
@@ -204,10 +188,10 @@ function StoredSearchResult({ id }: { id: string }) {
 function ExportGroupResult({ id, filename, index }: { id: string; filename: string; index: number }) {
   const location = useLocation();
   const passed = readNavState(location.state, id);
-  const [reloads, setReloads] = useState(0);
   // With the card's state nothing needs loading; after a reload or from a shared link (or on
   // Refresh) the group is read from the export file itself.
-  const load = useExportFile(passed && reloads === 0 ? null : filename, reloads);
+  const [fromFile, setFromFile] = useState(!passed);
+  const { load, reload } = useExportFile(fromFile ? filename : null);
   const { busy, error: exportError, download } = useDownload();
   const group = load.state === 'loaded' ? load.groups[index] : undefined;
   const view = group ? fromNavState(groupNavState(group, id)) : passed ? fromNavState(passed) : null;
@@ -220,7 +204,7 @@ function ExportGroupResult({ id, filename, index }: { id: string; filename: stri
   const groupCount = load.state === 'loaded' ? load.groups.length : null;
   const stepTo = (target: number) => `export:${filename}:${target}`;
   return (
-    <ResultLayout view={view} loading={load.state === 'loading'} busy={load.state === 'loading'} error={exportError} showDetails>
+    <ResultLayout view={view} loading={load.state === 'loading'} busy={load.state === 'loading'} error={exportErrorText(exportError)} showDetails>
       <p className="muted small">From the batch export {filename}, address group {index + 1}{groupCount ? ` of ${groupCount}` : ''}.</p>
       <ResultActions
         previous={index > 0 ? stepTo(index - 1) : null}
@@ -228,7 +212,7 @@ function ExportGroupResult({ id, filename, index }: { id: string; filename: stri
         exporting={busy}
         onExport={() => void download(`/api/download/${encodeURIComponent(filename)}`, filename)}
         refreshing={load.state === 'loading'}
-        onRefresh={() => setReloads((count) => count + 1)}
+        onRefresh={() => (fromFile ? reload() : setFromFile(true))}
       />
     </ResultLayout>
   );

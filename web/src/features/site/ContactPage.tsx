@@ -2,7 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { Banner } from '../../components/Banner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { validateEmail } from '../auth/validation';
+import { errorMessage, errorStatus } from '../../api/errors';
+import { validateEmail } from '../../lib/validation';
+import { useSendContactMessageMutation } from './contactApi';
 import { productInterest } from './products';
 import './site.css';
 
@@ -36,7 +38,7 @@ export default function ContactPage() {
     message: interest ? `I would like information about ${interest}.` : '',
   });
   const [errors, setErrors] = useState<Partial<Record<keyof Fields, string>>>({});
-  const [sending, setSending] = useState(false);
+  const [send, { isLoading: sending }] = useSendContactMessageMutation();
   const [result, setResult] = useState<Result>(null);
 
   const set = (key: keyof Fields) => (event: { target: { value: string } }) => setFields({ ...fields, [key]: event.target.value });
@@ -46,31 +48,24 @@ export default function ContactPage() {
     const found = problems(fields);
     setErrors(found);
     if (Object.keys(found).length) return;
-    setSending(true);
     setResult(null);
     const name = `${fields.firstName.trim()} ${fields.lastName.trim()}`;
     try {
-      const response = await fetch('/api/send-email', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        credentials: 'include',
-        body: JSON.stringify({
-          subject: `Contact form: ${name}${interest ? ` (${interest})` : ''}`,
-          body: `Name: ${name}\nEmail: ${fields.email.trim()}\n\n${fields.message.trim()}`,
-          reply_to: fields.email.trim(),
-        }),
-      });
-      const answer = (await response.json().catch(() => ({}))) as { status?: string; message?: string; error?: string };
-      if (response.ok && answer.status === 'success') {
+      const answer = await send({
+        subject: `Contact form: ${name}${interest ? ` (${interest})` : ''}`,
+        body: `Name: ${name}\nEmail: ${fields.email.trim()}\n\n${fields.message.trim()}`,
+        reply_to: fields.email.trim(),
+      }).unwrap();
+      if (answer.status === 'success') {
         setResult({ kind: 'success', text: SENT });
         setFields({ firstName: '', lastName: '', email: '', message: '' });
       } else {
         setResult({ kind: 'error', text: answer.error ?? answer.message ?? FAILED });
       }
-    } catch {
-      setResult({ kind: 'error', text: NETWORK });
-    } finally {
-      setSending(false);
+    } catch (failure) {
+      // SPEC §8: a server failure shows its message; no answer at all is a network error.
+      const answered = typeof errorStatus(failure) === 'number';
+      setResult({ kind: 'error', text: answered ? errorMessage(failure, FAILED, ['error', 'message']) : NETWORK });
     }
   }
 

@@ -1,4 +1,4 @@
-import { HAZARDS } from '../search/resultView';
+import { HAZARDS } from '../../lib/resultView';
 import { DocsFrame } from './DocsFrame';
 
 /** SPEC §2: 20 rows, Sort, Field Name, Field Alias. */

@@ -115,6 +115,8 @@ describe('single search messages (SPEC §8)', () => {
       () => err(400, 'Could not find a ZIP code in "Main St". Enter the full address: street, city, state, ZIP.'),
       'Search error: Could not find a ZIP code in "Main St". Enter the full address: street, city, state, ZIP.',
     ],
+    // No answer at all (offline, DNS, the server down): what happened and what to do, never 'TypeError: Failed to fetch'.
+    ['network failure', () => HttpResponse.error(), 'Search error: Could not reach PerilScope. Check your connection and try again.'],
   ];
 
   it.each(cases)('%s gives its message', async (_status, answer, message) => {
@@ -122,7 +124,9 @@ describe('single search messages (SPEC §8)', () => {
     const { user } = openDashboard();
     await user.type(await screen.findByLabelText('Property address'), 'Main St');
     await user.click(screen.getByRole('button', { name: 'Search Address' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent(message);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(message);
+    expect(alert).not.toHaveTextContent(/TypeError|Failed to fetch/);
   });
 
   it('the monthly limit gives the limit message and reloads the statistics', async () => {
@@ -296,5 +300,32 @@ describe('Recent Single Searches', () => {
     await user.click(screen.getAllByRole('link', { name: 'Dashboard' })[0]!);
     await screen.findByText(/No searches yet/);
     await waitFor(() => expect(calls).toBe(2));
+  });
+});
+
+describe('a list that failed to load never also says it is empty', () => {
+  it('recent searches: the error, not "No searches yet"', async () => {
+    server.use(http.get('/api/recent-searches', () => HttpResponse.error()));
+    openDashboard();
+    const recent = await screen.findByRole('region', { name: 'Recent Single Searches' });
+    expect(await within(recent).findByRole('alert')).toHaveTextContent(
+      'Error loading recent searches: Could not reach PerilScope. Check your connection and try again.',
+    );
+    expect(within(recent).queryByText(/No searches yet/)).not.toBeInTheDocument();
+  });
+
+  it('exports: the warning, not "No exports yet"', async () => {
+    server.use(http.get('/api/list-exported-files', () => err(500, 'boom')));
+    openDashboard();
+    const exports = await screen.findByRole('region', { name: 'Batch Export History' });
+    expect(await within(exports).findByText('Could not load previously exported files list.')).toBeInTheDocument();
+    expect(within(exports).queryByText(/No exports yet/)).not.toBeInTheDocument();
+  });
+
+  it('both lists say they are empty when they are', async () => {
+    openDashboard();
+    expect(await screen.findByText(/No searches yet/)).toBeInTheDocument();
+    expect(await screen.findByText(/No exports yet/)).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 });

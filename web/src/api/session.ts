@@ -1,10 +1,12 @@
-import { apiUrl } from '../../api/url';
-import { fullPageNavigate } from '../../app/browser';
-import type { SessionResponse } from '../../api/types';
-import { sessionCleared, sessionReceived, type AuthState } from './authSlice';
+import type { BaseQueryApi } from '@reduxjs/toolkit/query';
+import { fullPageNavigate } from '../app/browser';
+import { sessionCleared, sessionReceived, type AuthState } from '../lib/auth/authSlice';
+import { rawBaseQuery, type AuthExtra } from './rawBaseQuery';
+import type { SessionResponse } from './types';
 
-type Dispatch = (action: unknown) => unknown;
-type GetState = () => unknown;
+/** What the session code needs of a store: a base query's api, or the store itself. */
+export type SessionApi = Pick<BaseQueryApi, 'dispatch' | 'getState'>;
+type GetState = SessionApi['getState'];
 
 function authOf(getState: GetState): AuthState {
   return (getState() as { auth: AuthState }).auth;
@@ -18,28 +20,33 @@ function isSession(body: unknown): body is SessionResponse {
 
 let refreshInFlight: Promise<string | null> | null = null;
 
-async function requestRefresh(dispatch: Dispatch): Promise<string | null> {
-  try {
-    const response = await fetch(apiUrl('/api/auth/refresh'), {
-      method: 'POST',
-      credentials: 'include',
-      headers: { Accept: 'application/json' },
-    });
-    if (!response.ok) {
-      dispatch(sessionCleared());
-      return null;
-    }
-    const body: unknown = await response.json().catch(() => null);
-    if (!isSession(body)) {
-      dispatch(sessionCleared());
-      return null;
-    }
-    dispatch(sessionReceived({ session: body, receivedAt: Date.now() }));
-    return body.access_token;
-  } catch {
+/**
+ * POST /api/auth/refresh through the API client. 200 with a session signs in; 204 (no refresh
+ * cookie: a signed-out visitor, a normal state) and 401 (a session that expired or was revoked)
+ * both leave the app signed out.
+ */
+async function requestRefresh({ dispatch, getState }: SessionApi): Promise<string | null> {
+  // Its own signal: the refresh is shared, so one caller giving up must not cancel it for the others.
+  const controller = new AbortController();
+  const result = await rawBaseQuery(
+    { url: '/api/auth/refresh', method: 'POST' },
+    {
+      dispatch,
+      getState,
+      signal: controller.signal,
+      abort: (reason) => controller.abort(reason),
+      extra: { token: null } satisfies AuthExtra,
+      endpoint: 'refreshSession',
+      type: 'mutation',
+    },
+    {},
+  );
+  if (result.error || !isSession(result.data)) {
     dispatch(sessionCleared());
     return null;
   }
+  dispatch(sessionReceived({ session: result.data, receivedAt: Date.now() }));
+  return result.data.access_token;
 }
 
 /**
@@ -47,9 +54,9 @@ async function requestRefresh(dispatch: Dispatch): Promise<string | null> {
  * Calls made while one refresh is under way share it (one request, one answer).
  * Resolves to the new access token, or null when signed out.
  */
-export function refreshSession(dispatch: Dispatch): Promise<string | null> {
+export function refreshSession(api: SessionApi): Promise<string | null> {
   if (!refreshInFlight) {
-    refreshInFlight = requestRefresh(dispatch).finally(() => {
+    refreshInFlight = requestRefresh(api).finally(() => {
       refreshInFlight = null;
     });
   }
@@ -65,16 +72,11 @@ export function isTokenFresh(auth: AuthState, now: number = Date.now()): boolean
  * The access token to send with a request: the cached one while it is fresh,
  * a refreshed one when it is older than its lifetime, null when signed out.
  */
-export async function getAccessToken(getState: GetState, dispatch: Dispatch): Promise<string | null> {
-  const auth = authOf(getState);
+export async function getAccessToken(api: SessionApi): Promise<string | null> {
+  const auth = authOf(api.getState);
   if (!auth.accessToken) return null;
   if (isTokenFresh(auth)) return auth.accessToken;
-  return refreshSession(dispatch);
-}
-
-/** The first check on app start: 200 gives a session, anything else means signed out. */
-export function initSession(dispatch: Dispatch): Promise<string | null> {
-  return refreshSession(dispatch);
+  return refreshSession(api);
 }
 
 export interface NavigateOptions {

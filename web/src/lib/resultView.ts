@@ -1,5 +1,4 @@
-import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
-import type { Occupant, RecentSearch } from '../../api/types';
+import type { Occupant, RecentSearch } from '../api/types';
 
 /** The 18 geo perils in the order of the data dictionary (SPEC §2 /docs/features). */
 export const HAZARDS: { code: string; name: string }[] = [
@@ -13,15 +12,6 @@ export const HAZARDS: { code: string; name: string }[] = [
 
 export const CLOSED = 'CLOSED_PERMANENTLY';
 export const ADDRESS_UNKNOWN = 'Address Unknown';
-export const NO_RESULTS = 'No results found for this address';
-/** SPEC §8's monthly limit message, with the limit the server reports (10 unless an admin changed it). */
-export function limitMessage(serverText = ''): string {
-  const limit = /\((\d+) searches\/month\)/.exec(serverText)?.[1] ?? '10';
-  return `You have reached your monthly search limit (${limit} searches/month). Please contact an administrator to upgrade your account.`;
-}
-
-export const LIMIT_MESSAGE = limitMessage();
-
 export interface AddressText {
   address: string;
   details: [string, string][];
@@ -180,68 +170,4 @@ export function readNavState(state: unknown, id: string): ResultNavState | null 
     naics_code: typeof s.naics_code === 'string' ? s.naics_code : 'N/A',
     buildingDetails: Array.isArray(s.buildingDetails) ? s.buildingDetails : undefined,
   };
-}
-
-/**
- * The HTTP status of a failure. A body that is not JSON (a proxy's HTML 502 page) comes back from
- * fetchBaseQuery as PARSING_ERROR with the real status in originalStatus.
- */
-function httpStatus(error: FetchBaseQueryError | undefined): number | string | undefined {
-  if (!error) return undefined;
-  if (error.status === 'PARSING_ERROR') return error.originalStatus;
-  return error.status;
-}
-
-function serverText(error: FetchBaseQueryError): string | undefined {
-  const data = error.data as { error?: string; detail?: string } | undefined;
-  return data?.error ?? data?.detail;
-}
-
-/** SPEC §8's single-search messages, by status. */
-export function searchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
-  const failure = error as FetchBaseQueryError | undefined;
-  const status = httpStatus(failure);
-  const text = failure ? serverText(failure) : undefined;
-  if (status === 'TIMEOUT_ERROR') {
-    return { text: 'Search request timed out. The server may be busy processing your request. Please try again in a few minutes.', limitReached: false };
-  }
-  if (text?.toLowerCase().includes('search limit reached')) return { text: limitMessage(text), limitReached: true };
-  if (status === 504) return { text: 'Server gateway timeout. The search is taking longer than expected...', limitReached: false };
-  if (status === 503) return { text: 'Service temporarily unavailable. Please try again in a few minutes.', limitReached: false };
-  if (typeof status === 'number' && status >= 500) {
-    return { text: 'Server error occurred. Please try again or contact support if this persists.', limitReached: false };
-  }
-  const detail =
-    text ??
-    (failure?.status === 'PARSING_ERROR'
-      ? `the server answered ${failure.originalStatus}`
-      : failure && 'error' in failure
-        ? String(failure.error)
-        : 'Unknown error');
-  return { text: `Search error: ${detail}`, limitReached: false };
-}
-
-/** SPEC §8's batch messages, by status. */
-export function batchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
-  const failure = error as FetchBaseQueryError | undefined;
-  const status = httpStatus(failure);
-  const text = failure ? serverText(failure) : undefined;
-  if (text?.toLowerCase().includes('search limit reached')) return { text: limitMessage(text), limitReached: true };
-  if (status === 504) {
-    return {
-      text: 'Server gateway timeout during batch processing. This may happen with large files. Please try again or contact support if this persists.',
-      limitReached: false,
-    };
-  }
-  if (status === 503) return { text: 'Service temporarily unavailable. Please try again in a few minutes.', limitReached: false };
-  if (typeof status === 'number' && status >= 500) {
-    return { text: 'Server error occurred during batch processing. Please try again or contact support.', limitReached: false };
-  }
-  return { text: `Batch processing error: ${text ?? 'Unknown error'}`, limitReached: false };
-}
-
-export function uploadErrorText(error: unknown): string {
-  const failure = error as FetchBaseQueryError | undefined;
-  if (failure && typeof failure.status === 'number') return `Upload failed: ${serverText(failure) ?? 'Unknown upload error'}`;
-  return `Upload error: ${failure && 'error' in failure ? String(failure.error) : 'the upload did not reach the server'}`;
 }

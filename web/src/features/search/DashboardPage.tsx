@@ -3,18 +3,13 @@ import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useAppSelector } from '../../app/hooks';
 import { Banner } from '../../components/Banner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { selectRole, selectUser } from '../auth/authSlice';
+import { selectRole, selectUser } from '../../lib/auth/authSlice';
 import { useGetRecentSearchesQuery } from '../../api/api';
-import { ExportHistory } from '../search/ExportHistory';
-import { LookupPanel } from '../search/LookupPanel';
-import { RecentSearches } from '../search/RecentSearches';
-import { splitRecent } from '../search/resultView';
+import { ExportHistory } from './ExportHistory';
+import { LookupPanel } from './LookupPanel';
+import { RecentSearches } from './RecentSearches';
+import { splitRecent } from '../../lib/resultView';
 import { SearchStatsPanel } from './SearchStatsPanel';
-
-function errorText(error: unknown): string {
-  const data = (error as { data?: { error?: string } }).data;
-  return data?.error ?? 'the server did not answer';
-}
 
 /** /data-processing: search statistics, the single lookup, and recent searches. */
 export default function DashboardPage() {
@@ -48,13 +43,12 @@ export default function DashboardPage() {
         <p className="muted">Welcome back{name ? `, ${name}` : ''}. Look up a property or process a batch of addresses.</p>
       </header>
       {justSignedIn && <Banner kind="success">You are signed in.</Banner>}
-      {recentError && <Banner kind="error">Error loading recent searches: {errorText(recentError)}</Banner>}
       <div className="dashboard-grid">
         <SearchStatsPanel role={role} />
         <LookupPanel />
       </div>
       <div className="dashboard-lists">
-        <RecentSearches latest={latest} others={others} loading={recentLoading} />
+        <RecentSearches latest={latest} others={others} loading={recentLoading} error={recentError} />
         <ExportHistory />
       </div>
     </div>

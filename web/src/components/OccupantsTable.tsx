@@ -1,5 +1,5 @@
-import type { Occupant } from '../../api/types';
-import { CLOSED, isUnknown, operations } from './resultView';
+import type { Occupant } from '../api/types';
+import { CLOSED, isUnknown, operations } from '../lib/resultView';
 
 interface Props {
   occupants: Occupant[];
@@ -13,7 +13,7 @@ export function OccupantsTable({ occupants, caption, showStatus = false }: Props
   if (occupants.length === 0) return <p className="muted">No occupants on record at this address.</p>;
   return (
     // Focusable, so keyboard users can scroll a long list (WCAG 2.1.1; axe scrollable-region-focusable).
-    <div className="table-scroll occupant-scroll" tabIndex={0} role="region" aria-label="Occupants, scrollable">
+    <div className="table-scroll occupant-scroll occupants-compact" tabIndex={0} role="region" aria-label="Occupants, scrollable">
       <table className="table" aria-label="Occupants">
         {caption && <caption className="visually-hidden">{caption}</caption>}
         <thead>
@@ -21,7 +21,7 @@ export function OccupantsTable({ occupants, caption, showStatus = false }: Props
             <th scope="col">Occupant</th>
             <th scope="col">Operations</th>
             <th scope="col">NAICS Code</th>
-            {showStatus && <th scope="col">Status</th>}
+            {showStatus && <th scope="col" className="occupant-status-col">Status</th>}
           </tr>
         </thead>
         <tbody>
@@ -33,6 +33,10 @@ export function OccupantsTable({ occupants, caption, showStatus = false }: Props
                 {!showStatus && o.business_status === CLOSED && (
                   <span className="status-badge status-warning occupant-closed">Closed permanently</span>
                 )}
+                {/* On a phone the Status column gives way to NAICS; a status other than operating shows here instead. */}
+                {showStatus && !isUnknown(o.business_status) && o.business_status !== 'OPERATIONAL' && (
+                  <span className="status-badge status-other occupant-status-inline">{o.business_status}</span>
+                )}
               </td>
               <td>{operations(o)}</td>
               <td title={o.naics_title ?? undefined}>
@@ -40,7 +44,7 @@ export function OccupantsTable({ occupants, caption, showStatus = false }: Props
                 {o.naics_title && <span className="muted small naics-title"> {o.naics_title}</span>}
               </td>
               {showStatus && (
-                <td>
+                <td className="occupant-status-col">
                   <span className={`status-badge ${o.business_status === 'OPERATIONAL' ? 'status-ok' : 'status-other'}`}>
                     {isUnknown(o.business_status) ? '—' : o.business_status}
                   </span>

@@ -1,4 +1,4 @@
-import { passwordRules } from './passwordRules';
+import { passwordRules } from '../lib/passwordRules';
 
 interface PasswordChecklistProps {
   password: string;

@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import type { Occupant } from '../../api/types';
-import { formatDate, parseAddressText, type ResultNavState } from '../search/resultView';
+import { formatDate, parseAddressText, type ResultNavState } from '../resultView';
 
 export type Cell = string | number | boolean | null;
 export type ExportRow = Record<string, Cell>;
@@ -17,6 +17,16 @@ export interface AddressGroup {
   occupants: ExportRow[];
 }
 
+/**
+ * The export's text is not a CSV the viewer can read. The parser's own message (e.g. "Unable to
+ * auto-detect delimiting character") means nothing to a user, so it stays in `detail`.
+ */
+export class CsvUnreadable extends Error {
+  constructor(readonly detail = '') {
+    super('The export could not be read as CSV.');
+  }
+}
+
 /** SPEC §5: header row required, empty lines skipped, values typed dynamically, headers trimmed. */
 export function parseExportCsv(text: string): ExportRow[] {
   const parsed = Papa.parse<ExportRow>(text, {
@@ -26,7 +36,7 @@ export function parseExportCsv(text: string): ExportRow[] {
     transformHeader: (header) => header.trim(),
   });
   const fatal = parsed.errors.find((error) => error.type !== 'FieldMismatch' || error.code === 'TooManyFields');
-  if (fatal) throw new Error(`CSV Parsing Error: ${fatal.message}`);
+  if (fatal) throw new CsvUnreadable(fatal.message);
   const missing = EXPECTED_COLUMNS.filter((column) => !(parsed.meta.fields ?? []).includes(column));
   if (missing.length) console.warn(`Export is missing expected columns: ${missing.join(', ')}`);
   return parsed.data;

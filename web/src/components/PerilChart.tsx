@@ -1,5 +1,5 @@
 import { Bar, BarChart, CartesianGrid, LabelList, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { HAZARDS, formatScore } from './resultView';
+import { HAZARDS, formatScore } from '../lib/resultView';
 
 interface Props {
   perils: Record<string, number | null>;

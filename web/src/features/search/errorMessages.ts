@@ -1,0 +1,71 @@
+import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
+import { failureText } from '../../api/errors';
+
+export const NO_RESULTS = 'No results found for this address';
+/** SPEC §8's monthly limit message, with the limit the server reports (10 unless an admin changed it). */
+export function limitMessage(serverText = ''): string {
+  const limit = /\((\d+) searches\/month\)/.exec(serverText)?.[1] ?? '10';
+  return `You have reached your monthly search limit (${limit} searches/month). Please contact an administrator to upgrade your account.`;
+}
+
+export const LIMIT_MESSAGE = limitMessage();
+
+/**
+ * The HTTP status of a failure. A body that is not JSON (a proxy's HTML 502 page) comes back from
+ * fetchBaseQuery as PARSING_ERROR with the real status in originalStatus.
+ */
+function httpStatus(error: FetchBaseQueryError | undefined): number | string | undefined {
+  if (!error) return undefined;
+  if (error.status === 'PARSING_ERROR') return error.originalStatus;
+  return error.status;
+}
+
+function serverText(error: FetchBaseQueryError): string | undefined {
+  const data = error.data as { error?: string; detail?: string } | undefined;
+  return data?.error ?? data?.detail;
+}
+
+/** SPEC §8's single-search messages, by status. */
+export function searchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
+  const failure = error as FetchBaseQueryError | undefined;
+  const status = httpStatus(failure);
+  const text = failure ? serverText(failure) : undefined;
+  if (status === 'TIMEOUT_ERROR') {
+    return { text: 'Search request timed out. The server may be busy processing your request. Please try again in a few minutes.', limitReached: false };
+  }
+  if (text?.toLowerCase().includes('search limit reached')) return { text: limitMessage(text), limitReached: true };
+  if (status === 504) return { text: 'Server gateway timeout. The search is taking longer than expected...', limitReached: false };
+  if (status === 503) return { text: 'Service temporarily unavailable. Please try again in a few minutes.', limitReached: false };
+  if (typeof status === 'number' && status >= 500) {
+    return { text: 'Server error occurred. Please try again or contact support if this persists.', limitReached: false };
+  }
+  // SPEC §8 'Search error: {...}': the {...} a sentence (never the browser's 'TypeError: Failed to fetch').
+  return { text: `Search error: ${failureText(failure)}`, limitReached: false };
+}
+
+/** SPEC §8's batch messages, by status. */
+export function batchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
+  const failure = error as FetchBaseQueryError | undefined;
+  const status = httpStatus(failure);
+  const text = failure ? serverText(failure) : undefined;
+  if (text?.toLowerCase().includes('search limit reached')) return { text: limitMessage(text), limitReached: true };
+  if (status === 504) {
+    return {
+      text: 'Server gateway timeout during batch processing. This may happen with large files. Please try again or contact support if this persists.',
+      limitReached: false,
+    };
+  }
+  if (status === 503) return { text: 'Service temporarily unavailable. Please try again in a few minutes.', limitReached: false };
+  if (typeof status === 'number' && status >= 500) {
+    return { text: 'Server error occurred during batch processing. Please try again or contact support.', limitReached: false };
+  }
+  return { text: `Batch processing error: ${failureText(failure)}`, limitReached: false };
+}
+
+/** SPEC §8: 'Upload failed: {server text}' when the server refused it, 'Upload error: {...}' when it never got there. */
+export function uploadErrorText(error: unknown): string {
+  const failure = error as FetchBaseQueryError | undefined;
+  const status = httpStatus(failure);
+  if (typeof status === 'number' && status < 500) return `Upload failed: ${serverText(failure!) ?? 'Unknown upload error'}`;
+  return `Upload error: ${failureText(failure)}`;
+}

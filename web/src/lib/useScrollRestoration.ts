@@ -1,0 +1,85 @@
+import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useLocation, useNavigationType } from 'react-router-dom';
+
+const STORAGE_KEY = 'perilscope.scroll';
+/** How long (ms) a Back/Forward keeps trying while the page (a lazy chunk, its data) grows tall enough. */
+const RESTORE_WINDOW_MS = 3000;
+
+function loadPositions(): Map<string, number> {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? '[]') as [string, number][];
+    return new Map(Array.isArray(saved) ? saved : []);
+  } catch {
+    return new Map();
+  }
+}
+
+/** Scroll positions by history entry (location.key), kept across a reload of the tab. */
+const positions = loadPositions();
+
+function persist(): void {
+  try {
+    sessionStorage.setItem(STORAGE_KEY, JSON.stringify([...positions].slice(-100)));
+  } catch {
+    /* storage full or blocked: positions still work for this page's life */
+  }
+}
+
+/**
+ * What react-router's <ScrollRestoration> does, for the BrowserRouter this app uses (that
+ * component needs a data router): a new page starts at the top (or at its #anchor); Back and
+ * Forward return to where that page was left. A replace on the same path (a query string
+ * tidied up) keeps the position.
+ */
+export function useScrollRestoration(): void {
+  const location = useLocation();
+  const navigationType = useNavigationType();
+  const previousPath = useRef<string | null>(null);
+  // The entry on screen. It changes before this hook scrolls, so the scroll a navigation
+  // causes is never recorded against the page being left.
+  const currentKey = useRef(location.key);
+
+  useEffect(() => {
+    if ('scrollRestoration' in window.history) window.history.scrollRestoration = 'manual';
+    const remember = () => positions.set(currentKey.current, window.scrollY);
+    // A scroll event arrives a frame late: a click or Back straight after scrolling would find
+    // the page already switched. Both take the position first, while the page is still the old one.
+    window.addEventListener('scroll', remember, { passive: true });
+    document.addEventListener('click', remember, { capture: true });
+    window.addEventListener('popstate', remember);
+    window.addEventListener('pagehide', persist);
+    return () => {
+      window.removeEventListener('scroll', remember);
+      document.removeEventListener('click', remember, { capture: true });
+      window.removeEventListener('popstate', remember);
+      window.removeEventListener('pagehide', persist);
+    };
+  }, []);
+
+  useLayoutEffect(() => {
+    currentKey.current = location.key;
+    const firstRender = previousPath.current === null;
+    const samePath = previousPath.current === location.pathname;
+    previousPath.current = location.pathname;
+    const saved = positions.get(location.key);
+    if (navigationType === 'POP' && (saved !== undefined || (!firstRender && !location.hash))) {
+      // An entry never scrolled was left at the top.
+      const target = saved ?? 0;
+      let frame = 0;
+      const deadline = performance.now() + RESTORE_WINDOW_MS;
+      const attempt = () => {
+        window.scrollTo(0, target);
+        if (Math.abs(window.scrollY - target) > 1 && performance.now() < deadline) frame = requestAnimationFrame(attempt);
+      };
+      attempt();
+      return () => cancelAnimationFrame(frame);
+    }
+    if (firstRender && navigationType === 'POP' && !location.hash) return undefined;
+    if (location.hash) {
+      document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+    } else if (!(navigationType === 'REPLACE' && samePath)) {
+      window.scrollTo(0, 0);
+    }
+    return undefined;
+  }, [location.key, location.pathname, location.hash, navigationType]);
+}
