@@ -12,6 +12,7 @@ from application.errors import InvalidInput, NotAuthenticated, NotFound, QuotaEx
 from application.lookup_ports import (
     AddressParser,
     CountyLocator,
+    DataCatalogue,
     CountyPerils,
     Geocoder,
     NaicsClassifier,
@@ -58,6 +59,7 @@ class LookupProviders:
     locator: CountyLocator
     buildings: PropertyRecords
     naics: NaicsClassifier
+    catalogue: DataCatalogue
 
 
 class LookupService:
@@ -179,6 +181,7 @@ class LookupService:
         result = self._result(address, query, point, building, county, occupants)
         result["location"] = await self._location_json(choice, county)
         result["location"]["tract_geoid"] = tract_geoid
+        result["receipt"]["datasets"] = [asdict(version) for version in await self._p.catalogue.versions()]
         return result
 
     async def _location_json(self, choice: CountyChoice, county: CountyPerils | None) -> dict[str, Any]:
@@ -290,6 +293,7 @@ PROVIDER_FIELDS = (
 )
 PROVIDER_RECEIPT_FIELDS = (
     "nri_version", "county_fips", "county_name", "state", "geography_level", "geocode_match", "lat", "lng", "providers",
+    "datasets",
 )
 
 

@@ -36,6 +36,19 @@ class PerilScoresSource(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class DatasetVersion:
+    dataset: str
+    version: str | None
+    as_of: str | None  # the date of the data itself (release or snapshot)
+
+
+class DataCatalogue(Protocol):
+    async def versions(self) -> list[DatasetVersion]:
+        """The reference datasets loaded now, for the receipt of every answer."""
+        ...
+
+
 class CountyLocator(Protocol):
     name: str
 

@@ -42,6 +42,7 @@ from adapters.address_parser import UsaddressParser
 from adapters.reference_data.memory_index import (
     BuildingRecords,
     BusinessRegistryPlaces,
+    LoadedDatasets,
     NaicsTable,
     NriCountyScores,
     ReferenceIndex,
@@ -207,6 +208,7 @@ class Container(containers.DeclarativeContainer):
         locator=providers.Singleton(ZipAndPlaceCountyLocator, index=reference_index),
         buildings=providers.Singleton(BuildingRecords, index=reference_index),
         naics=providers.Singleton(NaicsTable, index=reference_index),
+        catalogue=providers.Singleton(LoadedDatasets, index=reference_index),
     )
     # On SQLite (the embedded default) the lookup's hot write skips aiosqlite's thread hops.
     search_store = providers.Selector(

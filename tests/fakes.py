@@ -345,6 +345,11 @@ class NoNaics:
         return None
 
 
+class NoCatalogue:
+    async def versions(self) -> list:
+        return []
+
+
 class InMemoryQuotaLedger:
     def __init__(self, store: InMemorySearchStore) -> None:
         self._store = store
@@ -407,6 +412,7 @@ def in_memory_lookup(search_caching: bool = True, monthly_limit: int = 10) -> Lo
         ),
         buildings=NoBuildings(),
         naics=NoNaics(),
+        catalogue=NoCatalogue(),
     )
     service = LookupService(
         providers=providers,

@@ -24,7 +24,8 @@ from adapters.db.reference_tables import (
     ZipCountyShareRow,
 )
 from adapters.naics_mapping import naics_for_types
-from application.lookup_ports import CountyPerils
+from adapters.reference_data.readers import EMBEDDED_DATASETS
+from application.lookup_ports import CountyPerils, DatasetVersion
 from domain.address import BuildingKey
 from domain.county_choice import CountyChoice, CountyShare, choose_county, place_key, with_note
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
@@ -46,6 +47,7 @@ class ReferenceData:
     businesses_by_key: dict[BuildingKey, list[BusinessRow]] = field(default_factory=dict)
     building_by_key: dict[BuildingKey, Building] = field(default_factory=dict)
     naics_titles: dict[str, str] = field(default_factory=dict)
+    datasets: list[DatasetVersion] = field(default_factory=list)
 
 
 class ReferenceIndex:
@@ -94,6 +96,9 @@ async def _load(session: AsyncSession) -> ReferenceData:
     for row in await session.scalars(select(BuildingRow).where(BuildingRow.building_street.is_not(None)).order_by(BuildingRow.gfa_total)):
         data.building_by_key[BuildingKey(row.building_street, row.building_zip)] = _building(row)
     data.naics_titles = dict((await session.execute(select(NaicsCodeRow.code, NaicsCodeRow.title))).all())
+    as_of = {dataset.name: dataset.as_of for dataset in EMBEDDED_DATASETS}
+    loads = (await session.execute(select(DatasetLoadRow.dataset, DatasetLoadRow.version).order_by(DatasetLoadRow.dataset))).all()
+    data.datasets = [DatasetVersion(row.dataset, row.version, as_of.get(row.dataset)) for row in loads]
     session.expunge_all()
     return data
 
@@ -240,6 +245,14 @@ class BuildingRecords:
 
     async def building_at(self, key: BuildingKey) -> Building | None:
         return (await self._index.data()).building_by_key.get(key)
+
+
+class LoadedDatasets:
+    def __init__(self, index: ReferenceIndex) -> None:
+        self._index = index
+
+    async def versions(self) -> list[DatasetVersion]:
+        return list((await self._index.data()).datasets)
 
 
 class NaicsTable:

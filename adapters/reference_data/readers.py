@@ -37,6 +37,7 @@ class Dataset:
     files: tuple[str, ...]
     read: Callable[[Path], Rows]
     version: str
+    as_of: str | None = None  # the date of the data itself (a release, a snapshot), not of loading it
 
 
 def _csv(path: Path, **kwargs) -> pd.DataFrame:  # noqa: ANN003
@@ -306,11 +307,11 @@ def read_generic_buildings(path: Path) -> Rows:
 # --- what `perilscope data load` loads -----------------------------------------------------
 
 EMBEDDED_DATASETS: tuple[Dataset, ...] = (
-    Dataset("nri_counties", "nri_county", ("nri_counties_dec2025_scores.csv",), read_nri_counties, "NRI v1.20.0 (December 2025)"),
-    Dataset("zip_counties", "zip_county", ("zip_county_primary.csv.gz",), read_zip_counties, "SimpleMaps 2024 + GeoNames"),
+    Dataset("nri_counties", "nri_county", ("nri_counties_dec2025_scores.csv",), read_nri_counties, "NRI v1.20.0 (December 2025)", "2025-12"),
+    Dataset("zip_counties", "zip_county", ("zip_county_primary.csv.gz",), read_zip_counties, "SimpleMaps 2024 + GeoNames", "2024"),
     Dataset(
         "zip_county_shares", "zip_county_share", ("zip_county_hud_2023q1.csv.gz",), read_hud_zip_county_shares,
-        "HUD-USPS ZIP–County crosswalk 2023 Q1",
+        "HUD-USPS ZIP–County crosswalk 2023 Q1", "2023-03",
     ),
     Dataset(
         "place_counties",
@@ -321,15 +322,15 @@ EMBEDDED_DATASETS: tuple[Dataset, ...] = (
             "city_zip_county_simplemaps.csv.gz",
         ),
         read_place_counties,
-        "Geocorr 2022, Census national places, SimpleMaps cities",
+        "Geocorr 2022, Census national places, SimpleMaps cities", "2022",
     ),
-    Dataset("naics", "naics_code", ("naics_2022.csv",), read_naics, "NAICS 2022"),
+    Dataset("naics", "naics_code", ("naics_2022.csv",), read_naics, "NAICS 2022", "2022"),
     Dataset(
         "businesses",
         "business",
         ("businesses_seattle_active_2026.csv.gz", "businesses_sf_sample.csv"),
         read_city_business_registry,
-        "Seattle 2026-08-02 + DataSF sample",
+        "Seattle 2026-08-02 + DataSF sample", "2026-08-02",
     ),
-    Dataset("buildings", "building", ("buildings_seattle_2016.csv",), read_seattle_buildings, "Seattle benchmarking 2016"),
+    Dataset("buildings", "building", ("buildings_seattle_2016.csv",), read_seattle_buildings, "Seattle benchmarking 2016", "2016"),
 )

@@ -196,3 +196,11 @@ async def test_with_the_census_geocoder_the_county_and_tract_come_from_its_geogr
     assert (location["method"], location["county_fips"], location["confidence"]) == ("geocoder", "53033", 1.0)
     assert location["tract_geoid"] == "53033008100"
     assert result["receipt"]["county_fips"] == "53033"
+
+
+async def test_the_receipt_names_each_dataset_with_its_version_and_date(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "receipt@example.com")
+    receipt = (await _look_up(client, user["headers"], SEATTLE)).json()["result"]["receipt"]
+    datasets = {d["dataset"]: d for d in receipt["datasets"]}
+    assert datasets["nri_counties"]["as_of"] == "2025-12" and "v1.20" in datasets["nri_counties"]["version"]
+    assert datasets["businesses"]["as_of"] == "2026-08-02" and datasets["buildings"]["as_of"] == "2016"
