@@ -11,9 +11,11 @@ class ApplicationError(Exception):
 
     code = "error"
 
-    def __init__(self, message: str, code: str | None = None) -> None:
+    def __init__(self, message: str, code: str | None = None, details: dict[str, object] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        # Facts a program may act on, e.g. {"limit": 10} beside quota_exceeded.
+        self.details = details
         if code is not None:
             self.code = code
 

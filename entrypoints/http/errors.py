@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import math
 import uuid
+from typing import Any
 
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -57,16 +58,21 @@ CODE_BY_STATUS = {
 }
 
 
-def error_response(request: Request, status: int, message: str, code: str | None = None) -> Response:
+def error_response(
+    request: Request, status: int, message: str, code: str | None = None, details: dict[str, Any] | None = None
+) -> Response:
     # Routing 404s happen before the middleware runs, so they get their id here.
     request_id = request_id_of(request) or uuid.uuid4().hex
-    body = ErrorBody(status="error", error=message, request_id=request_id, code=code or CODE_BY_STATUS.get(status, "error"))
+    body = ErrorBody(
+        status="error", error=message, request_id=request_id, code=code or CODE_BY_STATUS.get(status, "error"),
+        details=details,
+    )
     return Response(body, status_code=status, media_type=MediaType.JSON)
 
 
 def application_error(request: Request, exc: ApplicationError) -> Response:
     status = next((code for kind, code in STATUS_BY_ERROR.items() if isinstance(exc, kind)), 400)
-    response = error_response(request, status, exc.message, exc.code)
+    response = error_response(request, status, exc.message, exc.code, exc.details)
     if isinstance(exc, TooManyRequests) and exc.retry_after:
         response.headers["Retry-After"] = str(math.ceil(exc.retry_after))
     return response

@@ -15,13 +15,14 @@ BEARER_SCHEME = "BearerToken"
 BEARER: list[SecurityRequirement] = [{BEARER_SCHEME: []}]
 
 
-class ErrorBody(msgspec.Struct):
+class ErrorBody(msgspec.Struct, omit_defaults=True):
     """Every 4xx and 5xx answer of the API (entrypoints/http/errors.py builds it)."""
 
     status: Literal["error"]
     error: str  # for people: says what went wrong and what to do
     request_id: str  # also in the X-Request-ID header and the server's logs
     code: str  # for programs: invalid_input, validation_error, not_authenticated, forbidden, not_found, ...
+    details: dict[str, Any] | None = None  # facts beside the code, e.g. {"limit": 10} for quota_exceeded
 
 
 WHY: dict[int, str] = {
