@@ -105,10 +105,17 @@ class AdminService:
         return await self._settings.current()
 
     async def save_settings(
-        self, admin: AccessClaims, monthly_search_limit: int, rate_limiting: bool, search_caching: bool
+        self,
+        admin: AccessClaims,
+        monthly_search_limit: int,
+        rate_limiting: bool,
+        search_caching: bool,
+        require_admin_mfa: bool = False,
     ) -> SystemSettings:
         try:
-            settings = SystemSettings(monthly_search_limit, rate_limiting, search_caching)
+            settings = SystemSettings(
+                monthly_search_limit, rate_limiting, search_caching, require_admin_mfa=require_admin_mfa
+            )
         except SettingsError as error:
             raise InvalidInput(str(error)) from error
         await self._settings.save(settings, saved_by=admin.user_id)

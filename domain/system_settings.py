@@ -22,6 +22,7 @@ class SystemSettings:
     monthly_search_limit: int = DEFAULT_MONTHLY_LIMIT
     rate_limiting: bool = True
     search_caching: bool = True
+    require_admin_mfa: bool = False  # administrators must sign in with a one-time code too
 
     def __post_init__(self) -> None:
         limit = self.monthly_search_limit

@@ -45,6 +45,7 @@ class SqlSystemSettingsStore:
             "monthly_search_limit": settings.monthly_search_limit,
             "rate_limiting": settings.rate_limiting,
             "search_caching": settings.search_caching,
+            "require_admin_mfa": settings.require_admin_mfa,
             "updated_at": self._clock.now(),
             "updated_by": saved_by,
         }
@@ -60,4 +61,5 @@ def _settings(row: SystemSettingsRow) -> SystemSettings:
         monthly_search_limit=row.monthly_search_limit,
         rate_limiting=row.rate_limiting,
         search_caching=row.search_caching,
+        require_admin_mfa=row.require_admin_mfa,
     )

@@ -8,7 +8,8 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.di import NamedDependency, Provide
 
 from application.accounts import AccountService
-from application.errors import NotAuthenticated
+from application.errors import Forbidden, NotAuthenticated
+from application.mfa import MFA_SETUP_REQUIRED
 from application.ports import AccessClaims
 from entrypoints.container import Container
 
@@ -26,11 +27,22 @@ def bearer_token(request: ASGIConnection) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
+# Route option: the route also serves an administrator who must set up two-factor sign-in first.
+ENROLMENT_ALLOWED = "mfa_enrolment_allowed"
+ALLOWS_ENROLMENT_ONLY = {ENROLMENT_ALLOWED: True}
+
+
+def _refuse_enrolment_only(connection: ASGIConnection, claims: AccessClaims) -> AccessClaims:
+    if claims.mfa_enrolment_only and not connection.route_handler.opt.get(ENROLMENT_ALLOWED):
+        raise Forbidden(MFA_SETUP_REQUIRED)
+    return claims
+
+
 def provide_claims(request: Request) -> AccessClaims:
     token = bearer_token(request)
     if token is None:
         raise NotAuthenticated("Sign in to continue")
-    return container_of(request).accounts().authenticate(token)
+    return _refuse_enrolment_only(request, container_of(request).accounts().authenticate(token))
 
 
 def requires_sign_in(connection: ASGIConnection, _handler: BaseRouteHandler) -> None:
@@ -39,12 +51,14 @@ def requires_sign_in(connection: ASGIConnection, _handler: BaseRouteHandler) -> 
     token = bearer_token(connection)
     if token is None:
         raise NotAuthenticated("Sign in to continue")
-    container_of(connection).accounts().authenticate(token)
+    _refuse_enrolment_only(connection, container_of(connection).accounts().authenticate(token))
 
 
 async def provide_admin_claims(request: Request) -> AccessClaims:
     """Anonymous callers get 401 and regular users 403; the role is checked in the database."""
-    return await container_of(request).admin().require_admin(provide_claims(request))
+    claims = await container_of(request).admin().require_admin(provide_claims(request))
+    await container_of(request).mfa_gate().refuse_unenrolled_admin(claims.user_id)
+    return claims
 
 
 DEPENDENCIES = {

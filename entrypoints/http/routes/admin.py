@@ -28,6 +28,7 @@ class SettingsBody(msgspec.Struct):
     monthly_search_limit: int
     rate_limiting: bool
     search_caching: bool
+    require_admin_mfa: bool = False
 
 
 def _admin(request: Request) -> AdminService:
@@ -67,7 +68,11 @@ async def get_settings(request: Request, admin: Admin) -> dict[str, Any]:
 
 @put("/api/admin/settings", tags=["admin"], summary="Save the system settings; enforced from the next request")
 async def put_settings(request: Request, admin: Admin, data: JSONBody[SettingsBody]) -> dict[str, Any]:
-    saved = await _admin(request).save_settings(admin, data.monthly_search_limit, data.rate_limiting, data.search_caching)
+    if data.require_admin_mfa:
+        await container_of(request).mfa_gate().refuse_requiring_without_own_enrolment(admin.user_id)
+    saved = await _admin(request).save_settings(
+        admin, data.monthly_search_limit, data.rate_limiting, data.search_caching, data.require_admin_mfa
+    )
     return {"status": "success", "settings": settings_json(saved)}
 
 

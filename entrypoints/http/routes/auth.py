@@ -11,9 +11,10 @@ from litestar.background_tasks import BackgroundTask
 from litestar.params import FromPath, JSONBody
 
 from application.accounts import Session
+from application.ports import SecondFactorRequired
 from application.errors import NotAuthenticated
 from domain.accounts import User
-from entrypoints.http.dependencies import Accounts, Claims, container_of
+from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Accounts, Claims, container_of
 
 REFRESH_COOKIE = "ps_refresh"
 REFRESH_COOKIE_PATH = "/api/auth"
@@ -92,6 +93,8 @@ def session_response(request: Request, session: Session, status_code: int = 200)
             "token_type": "bearer",
             "expires_in": session.expires_in,
             "user": user_json(session.user),
+            # The web app sends such an administrator to Settings to set up two-factor sign-in.
+            "mfa_enrolment_required": session.mfa_enrolment_only,
         },
         status_code=status_code,
     )
@@ -122,6 +125,9 @@ async def signup(data: JSONBody[SignupBody], accounts: Accounts) -> dict[str, An
 async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts) -> Response:
     client = request.client.host if request.client else "unknown"
     session = await accounts.log_in(data.email, data.password, data.remember_me, client)
+    if isinstance(session, SecondFactorRequired):
+        # No session yet: the code goes to POST /api/auth/login/mfa with this token (routes/mfa.py).
+        return Response({"status": "mfa_required", "mfa_token": session.mfa_token})
     return session_response(request, session)
 
 
@@ -163,7 +169,7 @@ async def change_password(data: JSONBody[ChangePasswordBody], claims: Claims, ac
     return {"status": "success"}
 
 
-@get("/api/auth/me", tags=["auth"])
+@get("/api/auth/me", tags=["auth"], opt=ALLOWS_ENROLMENT_ONLY)
 async def me(claims: Claims, accounts: Accounts) -> dict[str, Any]:
     return {"status": "success", "user": user_json(await accounts.me(claims.user_id))}
 

@@ -1,0 +1,331 @@
+"""Two-factor sign-in with time-based one-time codes: enrolment, the second sign-in step, recovery
+codes, and the administrators' obligation to use it (OWASP ASVS level 2, V2.8)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from application.accounts import AccountService, Session
+from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, TooManyRequests
+from application.ports import AttemptLimiter, Clock, PasswordHasher, SystemSettingsStore
+from domain.accounts import Role, User
+from domain.mfa import (
+    ISSUER,
+    clean_recovery_code,
+    clean_totp_code,
+    is_fresh_step,
+    new_recovery_codes,
+)
+
+MFA_SETUP_REQUIRED = "Set up two-factor sign-in on Settings to continue"
+WRONG_CODE = "That code is not right. Enter the current 6-digit code from your authenticator app, or a recovery code."
+SIGN_IN_EXPIRED = "Your sign-in has expired. Please sign in again."
+TOO_MANY_CODES = "Too many wrong codes. Please wait 15 minutes and try again."
+NOT_STARTED = "Start setting up two-factor sign-in first."
+ALREADY_ON = "Two-factor sign-in is already on. Turn it off first to set it up again."
+NOT_ON = "Two-factor sign-in is not on."
+REQUIRED_FOR_ADMINS = (
+    "Two-factor sign-in is required for administrators on this site, so it cannot be turned off."
+)
+WRONG_PASSWORD = "Current password is incorrect"
+CODE_REQUIRED = "Enter the 6-digit code from your authenticator app, or a recovery code."
+ENROL_BEFORE_REQUIRING = (
+    "Set up two-factor sign-in for your own account on Settings before requiring it for all administrators."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryCodeRecord:
+    id: str
+    code_hash: str  # argon2id, like a password
+    used: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MfaEnrolment:
+    user_id: str
+    sealed_secret: str
+    enabled: bool
+    last_used_step: int | None
+    pending_challenge: str | None  # SHA-256 of the one sign-in challenge that may still finish
+    recovery_codes: tuple[RecoveryCodeRecord, ...] = ()
+
+    @property
+    def unused_recovery_codes(self) -> list[RecoveryCodeRecord]:
+        return [code for code in self.recovery_codes if not code.used]
+
+
+@dataclass(frozen=True, slots=True)
+class MfaChallenge:
+    """What the second sign-in step must match, carried by the browser in a signed token."""
+
+    user_id: str
+    challenge_id: str
+    persistent: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EnrolmentStart:
+    secret: str  # base32, for typing into an app by hand; returned only now
+    otpauth_uri: str
+    qr_svg: str
+
+
+@dataclass(frozen=True, slots=True)
+class MfaStatus:
+    enabled: bool
+    recovery_codes_left: int
+    required: bool
+
+
+class MfaStore(Protocol):
+    async def enrolment(self, user_id: str) -> MfaEnrolment | None: ...
+
+    async def is_enabled(self, user_id: str) -> bool: ...
+
+    async def start_enrolment(self, user_id: str, sealed_secret: str, at: datetime) -> None:
+        """Keep a new, not yet confirmed secret, replacing any unconfirmed one."""
+        ...
+
+    async def enable(self, user_id: str, step: int, recovery_code_hashes: list[str], at: datetime) -> bool:
+        """Turn it on with its first used step and recovery codes; False when it was on already."""
+        ...
+
+    async def use_step(self, user_id: str, step: int) -> bool:
+        """Record `step` as used; False when this or a later step was used already (a replay)."""
+        ...
+
+    async def use_recovery_code(self, code_id: str, at: datetime) -> bool:
+        """Mark one code used; False when it was used already, so each works once even under races."""
+        ...
+
+    async def set_challenge(self, user_id: str, challenge_hash: str) -> None: ...
+
+    async def take_challenge(self, user_id: str, challenge_hash: str) -> bool:
+        """Clear the pending challenge if it is this one; False when it is not (used or replaced)."""
+        ...
+
+    async def remove(self, user_id: str) -> None: ...
+
+
+class OneTimeCodes(Protocol):
+    """RFC 6238 TOTP."""
+
+    def new_secret(self) -> str: ...
+
+    def provisioning_uri(self, secret: str, account_name: str, issuer: str) -> str: ...
+
+    def matching_step(self, secret: str, code: str, at: datetime) -> int | None:
+        """The time step within the allowed drift whose code this is, or None."""
+        ...
+
+
+class QrCodes(Protocol):
+    def svg(self, text: str) -> str: ...
+
+
+class SecretBox(Protocol):
+    """Authenticated encryption of TOTP secrets at rest, bound to their owner."""
+
+    def seal(self, secret: str, owner: str) -> str: ...
+
+    def open(self, sealed: str, owner: str) -> str | None:
+        """None when the value was altered, belongs to another owner or the key changed."""
+        ...
+
+
+class ChallengeSealer(Protocol):
+    def seal(self, challenge: MfaChallenge) -> str: ...
+
+    def unseal(self, token: str) -> MfaChallenge | None:
+        """None when altered, signed with another key, or older than its 5-minute lifetime."""
+        ...
+
+
+def challenge_hash(challenge_id: str) -> str:
+    return hashlib.sha256(challenge_id.encode()).hexdigest()
+
+
+class MfaGate:
+    """The part sign-in needs: whether a user owes a code, and whether an admin must enrol first."""
+
+    def __init__(self, store: MfaStore, sealer: ChallengeSealer, settings: SystemSettingsStore) -> None:
+        self._store = store
+        self._sealer = sealer
+        self._settings = settings
+
+    async def challenge(self, user: User, persistent: bool) -> str | None:
+        if not await self._store.is_enabled(user.id):
+            return None
+        challenge_id = secrets.token_urlsafe(24)
+        # Only the latest challenge can finish: a new sign-in replaces the previous token.
+        await self._store.set_challenge(user.id, challenge_hash(challenge_id))
+        return self._sealer.seal(MfaChallenge(user.id, challenge_id, persistent))
+
+    async def enrolment_only(self, user: User) -> bool:
+        return await self.must_enrol(user.id, user.role)
+
+    async def admins_must_enrol(self) -> bool:
+        return (await self._settings.current()).require_admin_mfa
+
+    async def must_enrol(self, user_id: str, role: Role) -> bool:
+        return role is Role.ADMIN and await self.admins_must_enrol() and not await self._store.is_enabled(user_id)
+
+    async def refuse_requiring_without_own_enrolment(self, admin_id: str) -> None:
+        """Whoever requires it for every administrator uses it already, so the switch cannot shut
+        its own author out of the admin pages."""
+        if not await self._store.is_enabled(admin_id):
+            raise Conflict(ENROL_BEFORE_REQUIRING)
+
+    async def refuse_unenrolled_admin(self, user_id: str) -> None:
+        """Admin calls: also refuses sessions that began before the setting was switched on."""
+        if await self.must_enrol(user_id, Role.ADMIN):
+            raise Forbidden(MFA_SETUP_REQUIRED)
+
+
+class MfaService:
+    def __init__(
+        self,
+        store: MfaStore,
+        codes: OneTimeCodes,
+        qr: QrCodes,
+        box: SecretBox,
+        sealer: ChallengeSealer,
+        hasher: PasswordHasher,
+        limiter: AttemptLimiter,
+        clock: Clock,
+        accounts: AccountService,
+        gate: MfaGate,
+    ) -> None:
+        self._store = store
+        self._codes = codes
+        self._qr = qr
+        self._box = box
+        self._sealer = sealer
+        self._hasher = hasher
+        self._limiter = limiter  # wrong codes: 5 per sign-in attempt and 5 per account in 15 minutes
+        self._clock = clock
+        self._accounts = accounts
+        self._gate = gate
+
+    # --- status and enrolment ------------------------------------------------------
+
+    async def status(self, user_id: str) -> MfaStatus:
+        user = await self._accounts.me(user_id)
+        enrolment = await self._store.enrolment(user_id)
+        enabled = enrolment is not None and enrolment.enabled
+        return MfaStatus(
+            enabled=enabled,
+            recovery_codes_left=len(enrolment.unused_recovery_codes) if enabled and enrolment else 0,
+            required=await self._required(user),
+        )
+
+    async def start_enrolment(self, user_id: str) -> EnrolmentStart:
+        user = await self._accounts.me(user_id)
+        if await self._store.is_enabled(user_id):
+            raise Conflict(ALREADY_ON)
+        secret = self._codes.new_secret()
+        await self._store.start_enrolment(user_id, self._box.seal(secret, user_id), self._clock.now())
+        uri = self._codes.provisioning_uri(secret, user.email, ISSUER)
+        return EnrolmentStart(secret=secret, otpauth_uri=uri, qr_svg=self._qr.svg(uri))
+
+    async def confirm_enrolment(self, user_id: str, code: str) -> list[str]:
+        """Turns two-factor sign-in on once the app shows the right code; returns the recovery
+        codes, which are shown this once and kept only as hashes."""
+        self._refuse_when_throttled(_account_key(user_id))
+        enrolment = await self._store.enrolment(user_id)
+        if enrolment is None:
+            raise InvalidInput(NOT_STARTED)
+        if enrolment.enabled:
+            raise Conflict(ALREADY_ON)
+        step = self._totp_step(enrolment, code)
+        if step is None:
+            self._limiter.record_failure(_account_key(user_id))
+            raise InvalidInput(WRONG_CODE)
+        recovery_codes = new_recovery_codes()
+        hashes = [await self._hasher.hash(clean_recovery_code(code) or "") for code in recovery_codes]
+        if not await self._store.enable(user_id, step, hashes, self._clock.now()):
+            raise Conflict(ALREADY_ON)
+        self._limiter.reset(_account_key(user_id))
+        return recovery_codes
+
+    async def disable(self, user_id: str, password: str, code: str) -> None:
+        """Needs the password and a current code (or a recovery code): a stolen session alone
+        cannot turn the second factor off. Accounts without a password confirm with the code."""
+        user = await self._accounts.me(user_id)
+        self._refuse_when_throttled(_account_key(user_id))
+        enrolment = await self._store.enrolment(user_id)
+        if enrolment is None or not enrolment.enabled:
+            raise Conflict(NOT_ON)
+        if await self._required(user):
+            raise Forbidden(REQUIRED_FOR_ADMINS)
+        if user.password_hash is not None and not await self._hasher.verify(user.password_hash, password):
+            self._limiter.record_failure(_account_key(user_id))
+            raise InvalidInput(WRONG_PASSWORD)
+        if not await self._use_code(enrolment, code):
+            self._limiter.record_failure(_account_key(user_id))
+            raise InvalidInput(WRONG_CODE)
+        self._limiter.reset(_account_key(user_id))
+        await self._store.remove(user_id)
+
+    # --- the second sign-in step ------------------------------------------------------
+
+    async def complete_sign_in(self, mfa_token: str, code: str) -> Session:
+        challenge = self._sealer.unseal(mfa_token)
+        if challenge is None:
+            raise NotAuthenticated(SIGN_IN_EXPIRED)
+        keys = (_account_key(challenge.user_id), f"mfa-challenge|{challenge.challenge_id}")
+        for key in keys:
+            self._refuse_when_throttled(key)
+        enrolment = await self._store.enrolment(challenge.user_id)
+        expected = challenge_hash(challenge.challenge_id)
+        if enrolment is None or not enrolment.enabled or enrolment.pending_challenge != expected:
+            raise NotAuthenticated(SIGN_IN_EXPIRED)
+        if not await self._use_code(enrolment, code):
+            for key in keys:
+                self._limiter.record_failure(key)
+            raise NotAuthenticated(WRONG_CODE)
+        # Single use: two requests racing with one token cannot both finish.
+        if not await self._store.take_challenge(challenge.user_id, expected):
+            raise NotAuthenticated(SIGN_IN_EXPIRED)
+        for key in keys:
+            self._limiter.reset(key)
+        return await self._accounts.start_session_after_second_factor(challenge.user_id, challenge.persistent)
+
+    # --- rules -------------------------------------------------------------------------
+
+    async def _required(self, user: User) -> bool:
+        return user.role is Role.ADMIN and await self._gate.admins_must_enrol()
+
+    def _refuse_when_throttled(self, key: str) -> None:
+        if self._limiter.blocked(key):
+            raise TooManyRequests(TOO_MANY_CODES)
+
+    def _totp_step(self, enrolment: MfaEnrolment, code: str) -> int | None:
+        digits = clean_totp_code(code)
+        secret = self._box.open(enrolment.sealed_secret, enrolment.user_id)
+        if digits is None or secret is None:
+            return None
+        step = self._codes.matching_step(secret, digits, self._clock.now())
+        return step if step is not None and is_fresh_step(step, enrolment.last_used_step) else None
+
+    async def _use_code(self, enrolment: MfaEnrolment, code: str) -> bool:
+        """A current TOTP code (each time step once) or an unused recovery code (consumed)."""
+        if clean_totp_code(code) is not None:
+            step = self._totp_step(enrolment, code)
+            return step is not None and await self._store.use_step(enrolment.user_id, step)
+        recovery = clean_recovery_code(code)
+        if recovery is None:
+            return False
+        for record in enrolment.unused_recovery_codes:
+            if await self._hasher.verify(record.code_hash, recovery):
+                return await self._store.use_recovery_code(record.id, self._clock.now())
+        return False
+
+
+def _account_key(user_id: str) -> str:
+    return f"mfa-account|{user_id}"

@@ -1,0 +1,84 @@
+"""Two-factor sign-in over HTTP: status, enrolment, turning it off, and the second sign-in step."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, get, post
+from litestar.params import JSONBody
+
+from application.errors import InvalidInput
+from application.mfa import CODE_REQUIRED, MfaService
+from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Claims, container_of
+from entrypoints.http.routes.auth import Password, Token, session_response
+
+# Long enough for "123 456" or "ABCDE-FGHJK" with stray spaces, short enough to bound the work.
+Code = Annotated[str, msgspec.Meta(max_length=32)]
+
+
+class ConfirmBody(msgspec.Struct):
+    code: Code
+
+
+class DisableBody(msgspec.Struct):
+    code: Code
+    password: Password = ""  # accounts created by third-party sign-in have none
+
+
+class SecondStepBody(msgspec.Struct):
+    mfa_token: Token
+    code: Code | None = None
+    recovery_code: Code | None = None
+
+
+def _mfa(request: Request) -> MfaService:
+    return container_of(request).mfa()
+
+
+@get("/api/auth/mfa", tags=["auth"], opt=ALLOWS_ENROLMENT_ONLY, summary="Two-factor sign-in status")
+async def mfa_status(request: Request, claims: Claims) -> dict[str, Any]:
+    return {"status": "success", **dataclasses.asdict(await _mfa(request).status(claims.user_id))}
+
+
+@post(
+    "/api/auth/mfa/enrol",
+    tags=["auth"],
+    status_code=200,
+    opt=ALLOWS_ENROLMENT_ONLY,
+    summary="Start setting up two-factor sign-in: a new secret, its otpauth URI and QR code",
+)
+async def mfa_enrol(request: Request, claims: Claims) -> Response:
+    start = await _mfa(request).start_enrolment(claims.user_id)
+    # The secret is in this answer only: keep it out of every cache.
+    return Response({"status": "success", **dataclasses.asdict(start)}, headers={"Cache-Control": "no-store"})
+
+
+@post(
+    "/api/auth/mfa/confirm",
+    tags=["auth"],
+    status_code=200,
+    opt=ALLOWS_ENROLMENT_ONLY,
+    summary="Turn two-factor sign-in on with a code from the app; returns the recovery codes once",
+)
+async def mfa_confirm(request: Request, claims: Claims, data: JSONBody[ConfirmBody]) -> Response:
+    codes = await _mfa(request).confirm_enrolment(claims.user_id, data.code)
+    return Response({"status": "success", "recovery_codes": codes}, headers={"Cache-Control": "no-store"})
+
+
+@post("/api/auth/mfa/disable", tags=["auth"], status_code=200, summary="Turn two-factor sign-in off (password and code)")
+async def mfa_disable(request: Request, claims: Claims, data: JSONBody[DisableBody]) -> dict[str, str]:
+    await _mfa(request).disable(claims.user_id, data.password, data.code)
+    return {"status": "success"}
+
+
+@post("/api/auth/login/mfa", tags=["auth"], status_code=200, summary="Second sign-in step: a one-time or recovery code")
+async def login_mfa(request: Request, data: JSONBody[SecondStepBody]) -> Response:
+    code = data.code or data.recovery_code
+    if not code:
+        raise InvalidInput(CODE_REQUIRED)
+    return session_response(request, await _mfa(request).complete_sign_in(data.mfa_token, code))
+
+
+ROUTES = [mfa_status, mfa_enrol, mfa_confirm, mfa_disable, login_mfa]
