@@ -110,7 +110,7 @@ async def test_searches_of_earlier_days_and_months_are_split_out(client: AsyncCl
 async def test_settings_are_validated_saved_and_the_monthly_limit_is_enforced(client: AsyncClient, container: Container) -> None:
     admin = await sign_up_admin(client, container, "boss@example.com")
     defaults = (await client.get("/api/admin/settings", headers=admin["headers"])).json()["settings"]
-    assert defaults == {"monthly_search_limit": 10, "rate_limiting": True, "search_caching": True}
+    assert defaults == {"monthly_search_limit": 10, "rate_limiting": True, "search_caching": True, "require_admin_mfa": False}
 
     for bad in (0, 101, "ten", 2.5, True):
         response = await _save_settings(client, admin, monthly_search_limit=bad)
@@ -118,7 +118,7 @@ async def test_settings_are_validated_saved_and_the_monthly_limit_is_enforced(cl
     assert (await client.get("/api/admin/settings", headers=admin["headers"])).json()["settings"] == defaults
 
     saved = await _save_settings(client, admin, monthly_search_limit=3, search_caching=False)
-    assert saved.json()["settings"] == {"monthly_search_limit": 3, "rate_limiting": True, "search_caching": False}
+    assert saved.json()["settings"] == {**defaults, "monthly_search_limit": 3, "search_caching": False}
 
     user = await sign_up_and_log_in(client, "capped@example.com")
     for _ in range(3):
