@@ -19,11 +19,11 @@ import type {
   RecentSearchesResponse,
   StoredSearchResponse,
   LoginRequest,
+  LoginResponse,
   ProvidersResponse,
   ResetPasswordRequest,
   SearchStats,
   SearchStatsResponse,
-  SessionResponse,
   SignupRequest,
   StatusResponse,
   UpdateMeRequest,
@@ -64,6 +64,7 @@ const NO_REAUTH_ENDPOINTS = new Set([
   'forgotPassword',
   'resetPassword',
   'getProviders',
+  'loginMfa',
 ]);
 
 /**
@@ -106,12 +107,13 @@ export const api = createApi({
   baseQuery: baseQueryWithReauth,
   tagTypes: ['Me', 'SearchStats', 'Providers', 'Searches', 'Exports'],
   endpoints: (build) => ({
-    login: build.mutation<SessionResponse, LoginRequest>({
+    login: build.mutation<LoginResponse, LoginRequest>({
       query: (body) => ({ url: '/api/auth/login', method: 'POST', body }),
       async onQueryStarted(_arg, { dispatch, queryFulfilled }) {
         try {
           const { data } = await queryFulfilled;
-          dispatch(sessionReceived({ session: data, receivedAt: Date.now() }));
+          // With two-factor sign-in on there is no session yet: the screen asks for the code.
+          if (data.status === 'success') dispatch(sessionReceived({ session: data, receivedAt: Date.now() }));
         } catch {
           /* the screen shows the error */
         }

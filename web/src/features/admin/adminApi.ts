@@ -33,6 +33,7 @@ export interface SystemSettings {
   monthly_search_limit: number;
   rate_limiting: boolean;
   search_caching: boolean;
+  require_admin_mfa: boolean;
 }
 
 /** The admin calls of SPEC §7 plus the saved settings; a role change refreshes users and statistics. */

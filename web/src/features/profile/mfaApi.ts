@@ -1,0 +1,47 @@
+import { api } from '../../api/api';
+
+export interface MfaStatus {
+  status: 'success';
+  enabled: boolean;
+  recovery_codes_left: number;
+  /** An administrator on a site that requires two-factor sign-in for administrators. */
+  required: boolean;
+}
+
+export interface MfaEnrolment {
+  status: 'success';
+  /** Base 32, for typing into an authenticator app by hand; the server returns it only now. */
+  secret: string;
+  otpauth_uri: string;
+  /** A standalone SVG document drawn by the server. */
+  qr_svg: string;
+}
+
+export interface MfaRecoveryCodes {
+  status: 'success';
+  recovery_codes: string[];
+}
+
+/** Two-factor sign-in on /settings: status, set-up with a QR code, confirmation, turning it off. */
+export const mfaApi = api.enhanceEndpoints({ addTagTypes: ['Mfa'] }).injectEndpoints({
+  endpoints: (build) => ({
+    mfaStatus: build.query<MfaStatus, void>({
+      query: () => '/api/auth/mfa',
+      providesTags: ['Mfa'],
+    }),
+    startMfaEnrolment: build.mutation<MfaEnrolment, void>({
+      query: () => ({ url: '/api/auth/mfa/enrol', method: 'POST' }),
+    }),
+    confirmMfaEnrolment: build.mutation<MfaRecoveryCodes, { code: string }>({
+      query: (body) => ({ url: '/api/auth/mfa/confirm', method: 'POST', body }),
+      invalidatesTags: ['Mfa'],
+    }),
+    disableMfa: build.mutation<{ status: 'success' }, { password: string; code: string }>({
+      query: (body) => ({ url: '/api/auth/mfa/disable', method: 'POST', body }),
+      invalidatesTags: ['Mfa'],
+    }),
+  }),
+});
+
+export const { useMfaStatusQuery, useStartMfaEnrolmentMutation, useConfirmMfaEnrolmentMutation, useDisableMfaMutation } =
+  mfaApi;
