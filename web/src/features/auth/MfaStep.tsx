@@ -87,7 +87,7 @@ export function MfaStep({ titleId, mfaToken, onSignedIn, onCancel }: MfaStepProp
             spellCheck={false}
             pattern={useRecovery ? undefined : '[0-9 ]*'}
             maxLength={useRecovery ? 16 : 7}
-            placeholder={useRecovery ? 'XXXXX-XXXXX' : '123456'}
+            placeholder={useRecovery ? 'XXXXX-XXXXX' : undefined}
             value={code}
             disabled={isLoading}
             aria-invalid={fieldError ? true : undefined}

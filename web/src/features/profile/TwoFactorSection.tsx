@@ -168,7 +168,10 @@ function EnrolmentSteps({
             1Password or Aegis).
           </p>
           <img className="mfa-qr" src={qrSource} alt="QR code for setting up two-factor sign-in" width={185} height={185} />
-          <p className="muted small">Cannot scan it? Enter this key in the app instead:</p>
+          <p className="muted small">
+            On this phone? <a href={enrolment.otpauth_uri}>Open it in your authenticator app</a>. Cannot scan it? Enter
+            this key in the app instead:
+          </p>
           <code className="mfa-secret" aria-label="Set-up key">
             {groupedSecret(enrolment.secret)}
           </code>

@@ -18,6 +18,11 @@ describe('Two-factor sign-in on /settings', () => {
     // Shown as an image: the server's SVG never becomes markup in the page.
     expect(qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml;charset=utf-8,%3Csvg/);
     expect(mfa.getByLabelText('Set-up key')).toHaveTextContent(groupedSecret(MFA_SECRET));
+    // On a phone the QR code cannot be scanned by the same phone: the otpauth link opens the app.
+    expect(mfa.getByRole('link', { name: 'Open it in your authenticator app' })).toHaveAttribute(
+      'href',
+      expect.stringMatching(/^otpauth:\/\/totp\/PerilScope:/),
+    );
     const code = mfa.getByLabelText('Enter the 6-digit code from the app');
     expect(code).toHaveAttribute('autocomplete', 'one-time-code');
     expect(code).toHaveAttribute('inputmode', 'numeric');
