@@ -10,9 +10,9 @@ from datetime import datetime
 from typing import Protocol
 
 from application.accounts import AccountService, Session
-from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, TooManyRequests
-from application.ports import AttemptLimiter, Clock, PasswordHasher, SystemSettingsStore
-from domain.accounts import Role, User
+from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
+from application.ports import AttemptLimiter, Clock, PasswordHasher, SystemSettingsStore, UnitOfWorkFactory
+from domain.accounts import Role, User, normalize_email
 from domain.mfa import (
     ISSUER,
     clean_recovery_code,
@@ -200,6 +200,7 @@ class MfaService:
         clock: Clock,
         accounts: AccountService,
         gate: MfaGate,
+        uow: UnitOfWorkFactory,
     ) -> None:
         self._store = store
         self._codes = codes
@@ -211,6 +212,7 @@ class MfaService:
         self._clock = clock
         self._accounts = accounts
         self._gate = gate
+        self._uow = uow
 
     # --- status and enrolment ------------------------------------------------------
 
@@ -271,6 +273,16 @@ class MfaService:
             raise InvalidInput(WRONG_CODE)
         self._limiter.reset(_account_key(user_id))
         await self._store.remove(user_id)
+
+    async def reset(self, email: str) -> User:
+        """For an operator (CLI) once the person has proved who they are another way: they lost
+        the phone and the recovery codes. They sign in with the password alone and set up again."""
+        async with self._uow() as uow:
+            user = await uow.users.by_email(normalize_email(email))
+        if user is None:
+            raise NotFound(f"No user with email {email}")
+        await self._store.remove(user.id)
+        return user
 
     # --- the second sign-in step ------------------------------------------------------
 

@@ -92,6 +92,15 @@ def set_role(email: str, role: str) -> None:
     click.echo(f"{user.email} is now {user.role.value}")
 
 
+@users.command("reset-mfa")
+@click.argument("email")
+def reset_mfa(email: str) -> None:
+    """Turn off someone's two-factor sign-in after they lost their phone and recovery codes
+    (check who they are first); they sign in with the password and set it up again."""
+    user = _run(_container().mfa().reset(email))
+    click.echo(f"two-factor sign-in is off for {user.email}; they can set it up again on Settings")
+
+
 @main.group()
 def data() -> None:
     """Reference data: NRI scores, ZIP to county, NAICS, businesses, buildings."""

@@ -132,6 +132,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         accounts=accounts,
         gate=mfa_gate,
+        uow=unit_of_work.provider,
     )
     admin = providers.Singleton(
         AdminService,

@@ -122,5 +122,6 @@ def in_memory_mfa() -> MfaWorld:
         clock=clock,
         accounts=service,
         gate=gate,
+        uow=lambda: InMemoryUnitOfWork(store),
     )
     return MfaWorld(AccountsWorld(service, store, clock, login_limiter), mfa, gate, mfa_store, settings, box)

@@ -81,3 +81,24 @@ def test_mail_outbox_shows_stored_messages(database: Path) -> None:
     assert "to ann@example.com" in shown.output
     assert "Subject: Reset your PerilScope password" in shown.output
     assert "https://x/reset?token=t1" in shown.output
+
+
+def test_reset_mfa_turns_off_two_factor_sign_in(database: Path) -> None:
+    runner = CliRunner()
+    runner.invoke(main, ["users", "create-admin", "boss@example.com", "--password", STRONG_PASSWORD])
+    [(user_id,)] = rows(database, "SELECT id FROM user_account")
+    with sqlite3.connect(database) as connection:
+        connection.execute(
+            "INSERT INTO user_mfa (user_id, secret_sealed, enabled, created_at) VALUES (?, 'v1:x', 1, '2026-01-01')",
+            (user_id,),
+        )
+        connection.execute(
+            "INSERT INTO mfa_recovery_code (id, user_id, code_hash) VALUES ('c1', ?, 'h')", (user_id,)
+        )
+    reset = runner.invoke(main, ["users", "reset-mfa", "Boss@Example.com"])
+    assert reset.exit_code == 0, reset.output
+    assert "two-factor sign-in is off for boss@example.com" in reset.output
+    assert rows(database, "SELECT count(*) FROM user_mfa") == [(0,)]
+    assert rows(database, "SELECT count(*) FROM mfa_recovery_code") == [(0,)]
+    unknown = runner.invoke(main, ["users", "reset-mfa", "nobody@example.com"])
+    assert unknown.exit_code == 1 and "No user with email nobody@example.com" in unknown.output
