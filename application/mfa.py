@@ -11,7 +11,14 @@ from typing import Protocol
 
 from application.accounts import AccountService, Session
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
-from application.ports import AttemptLimiter, Clock, PasswordHasher, SystemSettingsStore, UnitOfWorkFactory
+from application.ports import (
+    AttemptLimiter,
+    Clock,
+    OutgoingMail,
+    PasswordHasher,
+    SystemSettingsStore,
+    UnitOfWorkFactory,
+)
 from domain.accounts import Role, User, normalize_email
 from domain.mfa import (
     ISSUER,
@@ -274,6 +281,12 @@ class MfaService:
         self._limiter.reset(_account_key(user_id))
         await self._store.remove(user_id)
 
+    async def change_notice(self, user_id: str, turned_on: bool) -> OutgoingMail:
+        """The mail telling the owner that two-factor sign-in changed (ASVS 2.2.3), so a change they
+        did not make does not go unnoticed."""
+        user = await self._accounts.me(user_id)
+        return change_notice(user.email, turned_on)
+
     async def reset(self, email: str) -> User:
         """For an operator (CLI) once the person has proved who they are another way: they lost
         the phone and the recovery codes. They sign in with the password alone and set up again."""
@@ -337,6 +350,19 @@ class MfaService:
             if await self._hasher.verify(record.code_hash, recovery):
                 return await self._store.use_recovery_code(record.id, self._clock.now())
         return False
+
+
+def change_notice(email: str, turned_on: bool) -> OutgoingMail:
+    state = "on" if turned_on else "off"
+    return OutgoingMail(
+        to=email,
+        subject=f"Two-factor sign-in is {state} for your PerilScope account",
+        body=(
+            f"Two-factor sign-in was just turned {state} for your PerilScope account.\n\n"
+            "If it was you, there is nothing to do. If it was not, change your password at once and "
+            "contact your administrator.\n"
+        ),
+    )
 
 
 def _account_key(user_id: str) -> str:

@@ -12,6 +12,7 @@ from dependency_injector import providers
 from httpx import AsyncClient
 from sqlalchemy import select
 
+from adapters.db.account_tables import OutboxMailRow
 from adapters.db.mfa_tables import UserMfaRow
 from application.mfa import ENROL_BEFORE_REQUIRING, MFA_SETUP_REQUIRED, REQUIRED_FOR_ADMINS, SIGN_IN_EXPIRED, WRONG_CODE
 from entrypoints.container import Container
@@ -131,7 +132,7 @@ async def test_bad_second_step_input_gets_a_clear_4xx(client: AsyncClient) -> No
     assert forged.status_code == 401 and forged.json()["error"] == SIGN_IN_EXPIRED
 
 
-async def test_disabling_needs_the_password_and_a_code(client: AsyncClient, clock: FakeClock) -> None:
+async def test_disabling_needs_the_password_and_a_code(client: AsyncClient, clock: FakeClock, connection) -> None:  # noqa: ANN001
     ann = await sign_up_and_log_in(client, "ann@example.com")
     secret, _ = await enrol(client, ann["headers"], clock)
     wrong_password = await client.post(
@@ -147,6 +148,12 @@ async def test_disabling_needs_the_password_and_a_code(client: AsyncClient, cloc
     )
     assert turned_off.status_code == 200
     assert (await password_step(client, "ann@example.com"))["status"] == "success"
+    # The owner is told of both changes.
+    subjects = (await connection.execute(select(OutboxMailRow.subject).where(OutboxMailRow.to_address == "ann@example.com"))).scalars().all()
+    assert sorted(subjects) == [
+        "Two-factor sign-in is off for your PerilScope account",
+        "Two-factor sign-in is on for your PerilScope account",
+    ]
 
 
 async def test_required_admin_mfa_limits_an_unenrolled_admin_to_enrolment(

@@ -100,5 +100,8 @@ def test_reset_mfa_turns_off_two_factor_sign_in(database: Path) -> None:
     assert "two-factor sign-in is off for boss@example.com" in reset.output
     assert rows(database, "SELECT count(*) FROM user_mfa") == [(0,)]
     assert rows(database, "SELECT count(*) FROM mfa_recovery_code") == [(0,)]
+    # The owner is told, in case it was not them who asked.
+    [(to, subject)] = rows(database, "SELECT to_address, subject FROM outbox_mail")
+    assert to == "boss@example.com" and subject == "Two-factor sign-in is off for your PerilScope account"
     unknown = runner.invoke(main, ["users", "reset-mfa", "nobody@example.com"])
     assert unknown.exit_code == 1 and "No user with email nobody@example.com" in unknown.output

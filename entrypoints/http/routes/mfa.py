@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get, post
+from litestar.background_tasks import BackgroundTask
 from litestar.params import JSONBody
 
 from application.errors import InvalidInput
@@ -37,6 +38,12 @@ def _mfa(request: Request) -> MfaService:
     return container_of(request).mfa()
 
 
+async def _notice(request: Request, user_id: str, turned_on: bool) -> BackgroundTask:
+    """The owner's notice of the change, sent after the answer (like the reset mail)."""
+    mail = await _mfa(request).change_notice(user_id, turned_on)
+    return BackgroundTask(container_of(request).mailer().send, mail)
+
+
 @get("/api/auth/mfa", tags=["auth"], opt=ALLOWS_ENROLMENT_ONLY, summary="Two-factor sign-in status")
 async def mfa_status(request: Request, claims: Claims) -> dict[str, Any]:
     return {"status": "success", **dataclasses.asdict(await _mfa(request).status(claims.user_id))}
@@ -64,13 +71,17 @@ async def mfa_enrol(request: Request, claims: Claims) -> Response:
 )
 async def mfa_confirm(request: Request, claims: Claims, data: JSONBody[ConfirmBody]) -> Response:
     codes = await _mfa(request).confirm_enrolment(claims.user_id, data.code)
-    return Response({"status": "success", "recovery_codes": codes}, headers={"Cache-Control": "no-store"})
+    return Response(
+        {"status": "success", "recovery_codes": codes},
+        headers={"Cache-Control": "no-store"},
+        background=await _notice(request, claims.user_id, turned_on=True),
+    )
 
 
 @post("/api/auth/mfa/disable", tags=["auth"], status_code=200, summary="Turn two-factor sign-in off (password and code)")
-async def mfa_disable(request: Request, claims: Claims, data: JSONBody[DisableBody]) -> dict[str, str]:
+async def mfa_disable(request: Request, claims: Claims, data: JSONBody[DisableBody]) -> Response:
     await _mfa(request).disable(claims.user_id, data.password, data.code)
-    return {"status": "success"}
+    return Response({"status": "success"}, background=await _notice(request, claims.user_id, turned_on=False))
 
 
 @post("/api/auth/login/mfa", tags=["auth"], status_code=200, summary="Second sign-in step: a one-time or recovery code")
