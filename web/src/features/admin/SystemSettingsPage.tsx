@@ -49,7 +49,7 @@ export default function SystemSettingsPage() {
     setFlags({
       rate_limiting: data.settings.rate_limiting,
       search_caching: data.settings.search_caching,
-      require_admin_mfa: data.settings.require_admin_mfa ?? false,
+      require_admin_mfa: data.settings.require_admin_mfa,
     });
   }, [data]);
 
