@@ -87,6 +87,7 @@ class MfaStatus:
     enabled: bool
     recovery_codes_left: int
     required: bool
+    password_required: bool  # changes are confirmed with the password (not for third-party accounts)
 
 
 class MfaStore(Protocol):
@@ -231,6 +232,7 @@ class MfaService:
             enabled=enabled,
             recovery_codes_left=len(enrolment.unused_recovery_codes) if enabled and enrolment else 0,
             required=await self._required(user),
+            password_required=user.password_hash is not None,
         )
 
     async def start_enrolment(self, user_id: str) -> EnrolmentStart:
@@ -242,15 +244,18 @@ class MfaService:
         uri = self._codes.provisioning_uri(secret, user.email, ISSUER)
         return EnrolmentStart(secret=secret, otpauth_uri=uri, qr_svg=self._qr.svg(uri))
 
-    async def confirm_enrolment(self, user_id: str, code: str) -> list[str]:
+    async def confirm_enrolment(self, user_id: str, code: str, password: str) -> list[str]:
         """Turns two-factor sign-in on once the app shows the right code; returns the recovery
-        codes, which are shown this once and kept only as hashes."""
+        codes, which are shown this once and kept only as hashes. The password is asked again, so a
+        stolen session cannot tie the account to the thief's phone and lock its owner out."""
+        user = await self._accounts.me(user_id)
         self._refuse_when_throttled(_account_key(user_id))
         enrolment = await self._store.enrolment(user_id)
         if enrolment is None:
             raise InvalidInput(NOT_STARTED)
         if enrolment.enabled:
             raise Conflict(ALREADY_ON)
+        await self._require_password(user, password)
         step = self._totp_step(enrolment, code)
         if step is None:
             self._limiter.record_failure(_account_key(user_id))
@@ -272,9 +277,7 @@ class MfaService:
             raise Conflict(NOT_ON)
         if await self._required(user):
             raise Forbidden(REQUIRED_FOR_ADMINS)
-        if user.password_hash is not None and not await self._hasher.verify(user.password_hash, password):
-            self._limiter.record_failure(_account_key(user_id))
-            raise InvalidInput(WRONG_PASSWORD)
+        await self._require_password(user, password)
         if not await self._use_code(enrolment, code):
             self._limiter.record_failure(_account_key(user_id))
             raise InvalidInput(WRONG_CODE)
@@ -325,6 +328,12 @@ class MfaService:
 
     async def _required(self, user: User) -> bool:
         return user.role is Role.ADMIN and await self._gate.admins_must_enrol()
+
+    async def _require_password(self, user: User, password: str) -> None:
+        """Accounts made by third-party sign-in have no password; the code alone confirms for them."""
+        if user.password_hash is not None and not await self._hasher.verify(user.password_hash, password):
+            self._limiter.record_failure(_account_key(user.id))
+            raise InvalidInput(WRONG_PASSWORD)
 
     def _refuse_when_throttled(self, key: str) -> None:
         if self._limiter.blocked(key):

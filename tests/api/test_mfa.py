@@ -38,7 +38,9 @@ def code_at(secret: str, clock: FakeClock) -> str:
     return pyotp.TOTP(secret).at(clock.now())
 
 
-async def enrol(client: AsyncClient, headers: dict, clock: FakeClock) -> tuple[str, list[str]]:
+async def enrol(
+    client: AsyncClient, headers: dict, clock: FakeClock, password: str = STRONG_PASSWORD
+) -> tuple[str, list[str]]:
     """Turns two-factor sign-in on; returns the secret and the recovery codes. The clock moves past
     the confirming step, whose code is spent."""
     start = await client.post("/api/auth/mfa/enrol", headers=headers)
@@ -46,7 +48,8 @@ async def enrol(client: AsyncClient, headers: dict, clock: FakeClock) -> tuple[s
     body = start.json()
     assert start.headers["cache-control"] == "no-store"
     assert body["otpauth_uri"].startswith("otpauth://totp/PerilScope:") and body["qr_svg"].startswith("<svg")
-    confirm = await client.post("/api/auth/mfa/confirm", json={"code": code_at(body["secret"], clock)}, headers=headers)
+    code = code_at(body["secret"], clock)
+    confirm = await client.post("/api/auth/mfa/confirm", json={"code": code, "password": password}, headers=headers)
     assert confirm.status_code == 200, confirm.text
     clock.advance(timedelta(seconds=30))
     return body["secret"], confirm.json()["recovery_codes"]
@@ -61,12 +64,19 @@ async def password_step(client: AsyncClient, email: str) -> dict:
 async def test_enrolled_sign_in_needs_the_code(client: AsyncClient, container: Container, clock: FakeClock, connection) -> None:  # noqa: ANN001
     ann = await sign_up_and_log_in(client, "ann@example.com")
     assert (await client.get("/api/auth/mfa", headers=ann["headers"])).json() == {
-        "status": "success", "enabled": False, "recovery_codes_left": 0, "required": False,
+        "status": "success", "enabled": False, "recovery_codes_left": 0, "required": False, "password_required": True,
     }
+    started = await client.post("/api/auth/mfa/enrol", headers=ann["headers"])
+    no_password = await client.post(
+        "/api/auth/mfa/confirm", json={"code": code_at(started.json()["secret"], clock)}, headers=ann["headers"]
+    )
+    assert no_password.status_code == 400 and no_password.json()["error"] == "Current password is incorrect"
     secret, codes = await enrol(client, ann["headers"], clock)
     assert len(codes) == 10
     status = (await client.get("/api/auth/mfa", headers=ann["headers"])).json()
-    assert status == {"status": "success", "enabled": True, "recovery_codes_left": 10, "required": False}
+    assert status == {
+        "status": "success", "enabled": True, "recovery_codes_left": 10, "required": False, "password_required": True,
+    }
     # Kept encrypted: the secret is nowhere in the database.
     row = (await connection.execute(select(UserMfaRow.secret_sealed))).scalars().all()
     assert len(row) == 1 and secret not in row[0]
@@ -206,7 +216,9 @@ async def test_third_party_sign_in_of_an_enrolled_user_needs_the_code(
     first = await app.get(await start_sign_in(app, browser_at_provider))
     assert first.headers["location"] == "/data-processing?signed_in=1"
     session = (await app.post("/api/auth/refresh")).json()
-    secret, _ = await enrol(app, {"Authorization": f"Bearer {session['access_token']}"}, clock)
+    status = await app.get("/api/auth/mfa", headers={"Authorization": f"Bearer {session['access_token']}"})
+    assert status.json()["password_required"] is False  # no password: the code alone confirms
+    secret, _ = await enrol(app, {"Authorization": f"Bearer {session['access_token']}"}, clock, password="")
 
     app.cookies.clear()
     second = await app.get(await start_sign_in(app, browser_at_provider))

@@ -58,7 +58,7 @@ async def enrolled(world: MfaWorld, email: str = "ann@example.com") -> tuple[str
     """A user with two-factor sign-in on: (user id, TOTP secret, recovery codes)."""
     user = await world.accounts.service.sign_up(email, PASSWORD)
     start = await world.mfa.start_enrolment(user.id)
-    codes = await world.mfa.confirm_enrolment(user.id, rfc6238(start.secret, world.accounts.clock.now()))
+    codes = await world.mfa.confirm_enrolment(user.id, rfc6238(start.secret, world.accounts.clock.now()), PASSWORD)
     world.accounts.clock.advance(timedelta(seconds=30))  # the confirming step is spent
     return user.id, start.secret, codes
 
@@ -141,11 +141,14 @@ async def test_enrolment_turns_on_only_with_a_right_code(world: MfaWorld) -> Non
     # Stored encrypted, never as the plain secret.
     assert start.secret not in world.store.rows[user.id].sealed_secret
     with pytest.raises(InvalidInput, match="not right"):
-        await world.mfa.confirm_enrolment(user.id, "000000")
+        await world.mfa.confirm_enrolment(user.id, "000000", PASSWORD)
+    # The password is asked again: a stolen session alone cannot enrol the thief's phone.
+    with pytest.raises(InvalidInput, match="password"):
+        await world.mfa.confirm_enrolment(user.id, rfc6238(start.secret, world.accounts.clock.now()), "Wr0ng!pass")
     assert not (await world.mfa.status(user.id)).enabled
-    codes = await world.mfa.confirm_enrolment(user.id, rfc6238(start.secret, world.accounts.clock.now()))
+    codes = await world.mfa.confirm_enrolment(user.id, rfc6238(start.secret, world.accounts.clock.now()), PASSWORD)
     assert len(codes) == 10
-    assert await world.mfa.status(user.id) == MfaStatus(enabled=True, recovery_codes_left=10, required=False)
+    assert await world.mfa.status(user.id) == MfaStatus(enabled=True, recovery_codes_left=10, required=False, password_required=True)
     # Recovery codes are kept only as hashes.
     assert not any(code.replace("-", "") == r.code_hash for code in codes for r in world.store.rows[user.id].recovery_codes)
     with pytest.raises(Conflict, match=re.escape(ALREADY_ON)):
@@ -156,7 +159,7 @@ async def test_the_code_that_confirmed_enrolment_cannot_sign_in(world: MfaWorld)
     user = await world.accounts.service.sign_up("ann@example.com", PASSWORD)
     start = await world.mfa.start_enrolment(user.id)
     code = rfc6238(start.secret, world.accounts.clock.now())
-    await world.mfa.confirm_enrolment(user.id, code)
+    await world.mfa.confirm_enrolment(user.id, code, PASSWORD)
     with pytest.raises(NotAuthenticated, match=re.escape(WRONG_CODE)):
         await world.mfa.complete_sign_in(await mfa_token(world), code)
 
@@ -254,7 +257,8 @@ async def test_third_party_sign_in_of_an_enrolled_user_needs_the_code(world: Mfa
     user = await world.accounts.service.sign_in_external("https://idp", "sub-1", "eve@example.com", "Eve", None)
     assert isinstance(user, Session)
     start = await world.mfa.start_enrolment(user.user.id)
-    await world.mfa.confirm_enrolment(user.user.id, rfc6238(start.secret, world.accounts.clock.now()))
+    # No password on a third-party account: the code alone confirms.
+    await world.mfa.confirm_enrolment(user.user.id, rfc6238(start.secret, world.accounts.clock.now()), "")
     result = await world.accounts.service.sign_in_external("https://idp", "sub-1", "eve@example.com", "Eve", None)
     assert isinstance(result, SecondFactorRequired)
 
@@ -290,7 +294,7 @@ async def test_required_admin_mfa_limits_an_unenrolled_admin_to_enrolment(world:
     assert isinstance(bob, Session) and not bob.mfa_enrolment_only
     # Once enrolled, a refreshed session is a full one, and the admin cannot turn it off.
     start = await world.mfa.start_enrolment(admin.id)
-    await world.mfa.confirm_enrolment(admin.id, rfc6238(start.secret, world.accounts.clock.now()))
+    await world.mfa.confirm_enrolment(admin.id, rfc6238(start.secret, world.accounts.clock.now()), PASSWORD)
     refreshed = await world.accounts.service.refresh(session.refresh_token)
     assert not refreshed.mfa_enrolment_only and not world.accounts.service.authenticate(refreshed.access_token).mfa_enrolment_only
     await world.gate.refuse_unenrolled_admin(admin.id)
@@ -304,6 +308,6 @@ async def test_only_an_enrolled_admin_may_require_it_for_all(world: MfaWorld) ->
     with pytest.raises(Conflict, match="your own account"):
         await world.gate.refuse_requiring_without_own_enrolment(admin.id)
     start = await world.mfa.start_enrolment(admin.id)
-    await world.mfa.confirm_enrolment(admin.id, rfc6238(start.secret, world.accounts.clock.now()))
+    await world.mfa.confirm_enrolment(admin.id, rfc6238(start.secret, world.accounts.clock.now()), PASSWORD)
     await world.gate.refuse_requiring_without_own_enrolment(admin.id)
     assert (await world.accounts.service.me(admin.id)).role is Role.ADMIN

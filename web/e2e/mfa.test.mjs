@@ -40,6 +40,7 @@ test('set up two-factor sign-in, then sign in with a code and with a recovery co
 
   const codeField = section.getByLabel('Enter the 6-digit code from the app');
   assert.equal(await codeField.getAttribute('autocomplete'), 'one-time-code');
+  await section.getByLabel('Current password').fill(PASSWORD);
   await codeField.fill(totp(secret));
   await codeField.press('Enter');
   await section.getByText('Two-factor sign-in is on.').waitFor();

@@ -21,6 +21,7 @@ Code = Annotated[str, msgspec.Meta(max_length=32)]
 
 class ConfirmBody(msgspec.Struct):
     code: Code
+    password: Password = ""  # asked again; accounts created by third-party sign-in have none
 
 
 class DisableBody(msgspec.Struct):
@@ -67,10 +68,10 @@ async def mfa_enrol(request: Request, claims: Claims) -> Response:
     tags=["auth"],
     status_code=200,
     opt=ALLOWS_ENROLMENT_ONLY,
-    summary="Turn two-factor sign-in on with a code from the app; returns the recovery codes once",
+    summary="Turn two-factor sign-in on with the password and a code from the app; returns the recovery codes once",
 )
 async def mfa_confirm(request: Request, claims: Claims, data: JSONBody[ConfirmBody]) -> Response:
-    codes = await _mfa(request).confirm_enrolment(claims.user_id, data.code)
+    codes = await _mfa(request).confirm_enrolment(claims.user_id, data.code, data.password)
     return Response(
         {"status": "success", "recovery_codes": codes},
         headers={"Cache-Control": "no-store"},

@@ -91,6 +91,7 @@ const mfaHandlers = [
         enabled: !!mfa?.enabled,
         recovery_codes_left: mfa?.enabled ? mfa.recoveryCodes.length : 0,
         required: user.role === 'admin' && db.requireAdminMfa,
+        password_required: true,
       });
     }),
   ),
@@ -113,7 +114,8 @@ const mfaHandlers = [
     counted('/api/auth/mfa/confirm', async ({ request }) => {
       const user = bearerUser(request);
       if (!user) return err(401, 'Not authenticated');
-      const body = (await request.json()) as { code: string };
+      const body = (await request.json()) as { code: string; password: string };
+      if (db.users.get(user.email)?.password !== body.password) return err(400, 'Current password is incorrect');
       if (body.code !== MFA_CODE) return err(400, 'That code is not right.');
       db.mfa.set(user.email, { enabled: true, recoveryCodes: [...MFA_RECOVERY_CODES] });
       return HttpResponse.json({ status: 'success', recovery_codes: MFA_RECOVERY_CODES });

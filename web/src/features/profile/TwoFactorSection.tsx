@@ -84,6 +84,7 @@ export function TwoFactorSection() {
     body = (
       <EnrolmentSteps
         enrolment={enrolment}
+        passwordRequired={status.password_required}
         onConfirmed={(codes) => {
           setEnrolment(null);
           setRecoveryCodes(codes);
@@ -95,6 +96,7 @@ export function TwoFactorSection() {
     body = (
       <EnabledStatus
         codesLeft={status.recovery_codes_left}
+        passwordRequired={status.password_required}
         required={status.required}
         onDisabled={() => setNotice(MFA_TURNED_OFF)}
       />
@@ -128,29 +130,32 @@ export function TwoFactorSection() {
 
 function EnrolmentSteps({
   enrolment,
+  passwordRequired,
   onConfirmed,
   onCancel,
 }: {
   enrolment: MfaEnrolment;
+  passwordRequired: boolean;
   onConfirmed: (codes: string[]) => void;
   onCancel: () => void;
 }) {
   const dispatch = useAppDispatch();
   const [confirm, { isLoading }] = useConfirmMfaEnrolmentMutation();
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [passwordError, setPasswordError] = useState<string | null>(null);
   const qrSource = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(enrolment.qr_svg)}`;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (isLoading) return;
-    if (!isSixDigits(code)) {
-      setError('Enter the 6-digit code your app shows for PerilScope.');
-      return;
-    }
-    setError(null);
+    const missingPassword = passwordRequired && !password;
+    setPasswordError(missingPassword ? 'Enter your current password.' : null);
+    setError(isSixDigits(code) ? null : 'Enter the 6-digit code your app shows for PerilScope.');
+    if (missingPassword || !isSixDigits(code)) return;
     try {
-      const answer = await confirm({ code: code.replace(/\s+/g, '') }).unwrap();
+      const answer = await confirm({ code: code.replace(/\s+/g, ''), password }).unwrap();
       // A session limited to this set-up becomes a full one with the next token.
       await refreshSession(dispatch);
       onConfirmed(answer.recovery_codes);
@@ -178,6 +183,15 @@ function EnrolmentSteps({
         </li>
         <li>
           <form className="form form-narrow" onSubmit={submit} noValidate aria-busy={isLoading}>
+            {passwordRequired && (
+              <CurrentPassword
+                value={password}
+                onChange={setPassword}
+                busy={isLoading}
+                error={passwordError}
+                hint="Asked again so that only you can turn this on."
+              />
+            )}
             <TextField
               label="Enter the 6-digit code from the app"
               name="code"
@@ -243,10 +257,12 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
 
 function EnabledStatus({
   codesLeft,
+  passwordRequired,
   required,
   onDisabled,
 }: {
   codesLeft: number;
+  passwordRequired: boolean;
   required: boolean;
   onDisabled: () => void;
 }) {
@@ -290,16 +306,11 @@ function EnabledStatus({
         </button>
       ) : (
         <form className="form form-narrow" onSubmit={submit} noValidate aria-busy={isLoading}>
-          <p className="muted">Confirm with your password and a current code (or a recovery code).</p>
+          <p className="muted">
+            Confirm with {passwordRequired ? 'your password and ' : ''}a current code (or a recovery code).
+          </p>
           {error && <Banner kind="error">{error}</Banner>}
-          <PasswordField
-            label="Current password"
-            name="mfa-disable-password"
-            autoComplete="current-password"
-            value={password}
-            disabled={isLoading}
-            onChange={(event) => setPassword(event.target.value)}
-          />
+          {passwordRequired && <CurrentPassword value={password} onChange={setPassword} busy={isLoading} />}
           <TextField
             label="Authentication or recovery code"
             name="mfa-disable-code"
@@ -336,5 +347,32 @@ function SubmitOrCancel({
         Cancel
       </button>
     </div>
+  );
+}
+
+function CurrentPassword({
+  value,
+  onChange,
+  busy,
+  error = null,
+  hint,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  busy: boolean;
+  error?: string | null;
+  hint?: string;
+}) {
+  return (
+    <PasswordField
+      label="Current password"
+      name="current-password"
+      autoComplete="current-password"
+      hint={hint}
+      value={value}
+      error={error}
+      disabled={busy}
+      onChange={(event) => onChange(event.target.value)}
+    />
   );
 }

@@ -6,6 +6,8 @@ export interface MfaStatus {
   recovery_codes_left: number;
   /** An administrator on a site that requires two-factor sign-in for administrators. */
   required: boolean;
+  /** Changes are confirmed with the password; accounts made by third-party sign-in have none. */
+  password_required: boolean;
 }
 
 export interface MfaEnrolment {
@@ -32,7 +34,7 @@ export const mfaApi = api.enhanceEndpoints({ addTagTypes: ['Mfa'] }).injectEndpo
     startMfaEnrolment: build.mutation<MfaEnrolment, void>({
       query: () => ({ url: '/api/auth/mfa/enrol', method: 'POST' }),
     }),
-    confirmMfaEnrolment: build.mutation<MfaRecoveryCodes, { code: string }>({
+    confirmMfaEnrolment: build.mutation<MfaRecoveryCodes, { code: string; password: string }>({
       query: (body) => ({ url: '/api/auth/mfa/confirm', method: 'POST', body }),
       invalidatesTags: ['Mfa'],
     }),

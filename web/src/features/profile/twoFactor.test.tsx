@@ -1,8 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { ADMIN, ANN, callCount, db, GOOD_PASSWORD } from '../../test/db';
 import { MFA_CODE, MFA_RECOVERY_CODES, MFA_SECRET } from '../../test/handlers';
 import { renderApp, signedInState } from '../../test/render';
+import { server } from '../../test/server';
 import { groupedSecret, MFA_REQUIRED_NOTICE, MFA_TURNED_OFF, MFA_TURNED_ON } from './TwoFactorSection';
 
 const section = async () => within(await screen.findByRole('region', { name: 'Two-factor sign-in' }));
@@ -34,11 +36,17 @@ describe('Two-factor sign-in on /settings', () => {
 
     await user.clear(code);
     await user.type(code, '000000');
+    await user.type(mfa.getByLabelText('Current password'), GOOD_PASSWORD);
     await user.click(mfa.getByRole('button', { name: 'Turn on' }));
     expect(await mfa.findByText('That code is not right.')).toBeInTheDocument();
+    await user.clear(mfa.getByLabelText('Current password'));
 
+    // The password is asked again before it turns on.
     await user.clear(code);
-    await user.type(code, `${MFA_CODE}{Enter}`);
+    await user.type(code, MFA_CODE);
+    await user.click(mfa.getByRole('button', { name: 'Turn on' }));
+    expect(await mfa.findByText('Enter your current password.')).toBeInTheDocument();
+    await user.type(mfa.getByLabelText('Current password'), `${GOOD_PASSWORD}{Enter}`);
     expect(await mfa.findByText(MFA_TURNED_ON)).toBeInTheDocument();
     const codes = mfa.getByRole('list', { name: 'Recovery codes' });
     expect(within(codes).getAllByRole('listitem').map((li) => li.textContent)).toEqual(MFA_RECOVERY_CODES);
@@ -87,5 +95,24 @@ describe('Two-factor sign-in on /settings', () => {
     const mfa = await section();
     expect(await mfa.findByText(/required for administrators on this site, so it stays on/)).toBeInTheDocument();
     expect(mfa.queryByRole('button', { name: 'Turn off two-factor sign-in' })).not.toBeInTheDocument();
+  });
+
+  it('asks no password of an account made by third-party sign-in', async () => {
+    server.use(
+      http.get('/api/auth/mfa', () =>
+        HttpResponse.json({ status: 'success', enabled: false, recovery_codes_left: 0, required: false, password_required: false }),
+      ),
+      http.post('/api/auth/mfa/confirm', async ({ request }) => {
+        db.lastBodies['/api/auth/mfa/confirm'] = await request.json();
+        return HttpResponse.json({ status: 'success', recovery_codes: MFA_RECOVERY_CODES });
+      }),
+    );
+    const { user } = renderApp({ route: '/settings', preloadedState: signedInState(ANN) });
+    const mfa = await section();
+    await user.click(await mfa.findByRole('button', { name: 'Set up two-factor sign-in' }));
+    await user.type(await mfa.findByLabelText('Enter the 6-digit code from the app'), `${MFA_CODE}{Enter}`);
+    expect(await mfa.findByText(MFA_TURNED_ON)).toBeInTheDocument();
+    expect(mfa.queryByLabelText('Current password')).not.toBeInTheDocument();
+    expect(db.lastBodies['/api/auth/mfa/confirm']).toEqual({ code: MFA_CODE, password: '' });
   });
 });
