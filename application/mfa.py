@@ -4,6 +4,7 @@ codes, and the administrators' obligation to use it (OWASP ASVS level 2, V2.8)."
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,6 +28,9 @@ from domain.mfa import (
     is_fresh_step,
     new_recovery_codes,
 )
+
+# Security events (ASVS 7.2.1): who and what happened, never a code, secret or token.
+log = logging.getLogger("perilscope.security")
 
 MFA_SETUP_REQUIRED = "Set up two-factor sign-in on Settings to continue"
 WRONG_CODE = "That code is not right. Enter the current 6-digit code from your authenticator app, or a recovery code."
@@ -265,6 +269,7 @@ class MfaService:
         if not await self._store.enable(user_id, step, hashes, self._clock.now()):
             raise Conflict(ALREADY_ON)
         self._limiter.reset(_account_key(user_id))
+        log.info("two-factor sign-in turned on", extra={"user_id": user_id})
         return recovery_codes
 
     async def disable(self, user_id: str, password: str, code: str) -> None:
@@ -283,6 +288,7 @@ class MfaService:
             raise InvalidInput(WRONG_CODE)
         self._limiter.reset(_account_key(user_id))
         await self._store.remove(user_id)
+        log.info("two-factor sign-in turned off", extra={"user_id": user_id})
 
     async def change_notice(self, user_id: str, turned_on: bool) -> OutgoingMail:
         """The mail telling the owner that two-factor sign-in changed (ASVS 2.2.3), so a change they
@@ -298,6 +304,7 @@ class MfaService:
         if user is None:
             raise NotFound(f"No user with email {email}")
         await self._store.remove(user.id)
+        log.warning("two-factor sign-in reset by an operator", extra={"user_id": user.id})
         return user
 
     # --- the second sign-in step ------------------------------------------------------
@@ -316,6 +323,9 @@ class MfaService:
         if not await self._use_code(enrolment, code):
             for key in keys:
                 self._limiter.record_failure(key)
+            log.warning(
+                "second sign-in step refused: wrong, used or stale code", extra={"user_id": challenge.user_id}
+            )
             raise NotAuthenticated(WRONG_CODE)
         # Single use: two requests racing with one token cannot both finish.
         if not await self._store.take_challenge(challenge.user_id, expected):
@@ -337,6 +347,7 @@ class MfaService:
 
     def _refuse_when_throttled(self, key: str) -> None:
         if self._limiter.blocked(key):
+            log.warning("two-factor code refused: too many wrong codes", extra={"throttle": key.split("|")[0]})
             raise TooManyRequests(TOO_MANY_CODES)
 
     def _totp_step(self, enrolment: MfaEnrolment, code: str) -> int | None:

@@ -9,7 +9,7 @@ from litestar.di import NamedDependency, Provide
 
 from application.accounts import AccountService
 from application.errors import Forbidden, NotAuthenticated
-from application.mfa import MFA_SETUP_REQUIRED
+from application.mfa import MFA_SETUP_REQUIRED, MfaService
 from application.ports import AccessClaims
 from entrypoints.container import Container
 
@@ -20,6 +20,10 @@ def container_of(request: ASGIConnection) -> Container:
 
 def provide_accounts(request: Request) -> AccountService:
     return container_of(request).accounts()
+
+
+def provide_mfa(request: Request) -> MfaService:
+    return container_of(request).mfa()
 
 
 def bearer_token(request: ASGIConnection) -> str | None:
@@ -65,6 +69,7 @@ DEPENDENCIES = {
     "accounts": Provide(provide_accounts, sync_to_thread=False),
     "claims": Provide(provide_claims, sync_to_thread=False),
     "admin": Provide(provide_admin_claims),
+    "mfa": Provide(provide_mfa, sync_to_thread=False),
 }
 
 
@@ -72,3 +77,4 @@ DEPENDENCIES = {
 Accounts = NamedDependency[AccountService]
 Claims = NamedDependency[AccessClaims]
 Admin = NamedDependency[AccessClaims]
+Mfa = NamedDependency[MfaService]

@@ -311,3 +311,15 @@ async def test_only_an_enrolled_admin_may_require_it_for_all(world: MfaWorld) ->
     await world.mfa.confirm_enrolment(admin.id, rfc6238(start.secret, world.accounts.clock.now()), PASSWORD)
     await world.gate.refuse_requiring_without_own_enrolment(admin.id)
     assert (await world.accounts.service.me(admin.id)).role is Role.ADMIN
+
+
+async def test_security_events_are_logged_without_codes(world: MfaWorld, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="perilscope.security")
+    user_id, secret, codes = await enrolled(world)
+    with pytest.raises(NotAuthenticated):
+        await world.mfa.complete_sign_in(await mfa_token(world), "000000")
+    messages = [(record.getMessage(), getattr(record, "user_id", None)) for record in caplog.records]
+    assert ("two-factor sign-in turned on", user_id) in messages
+    assert ("second sign-in step refused: wrong, used or stale code", user_id) in messages
+    logged = caplog.text + " ".join(str(record.__dict__) for record in caplog.records)
+    assert secret not in logged and not any(code in logged for code in codes) and "000000" not in logged

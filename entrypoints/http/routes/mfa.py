@@ -11,8 +11,8 @@ from litestar.background_tasks import BackgroundTask
 from litestar.params import JSONBody
 
 from application.errors import InvalidInput
-from application.mfa import CODE_REQUIRED, MfaService
-from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Claims, container_of
+from application.mfa import CODE_REQUIRED
+from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Claims, Mfa, container_of
 from entrypoints.http.routes.auth import Password, Token, session_response
 
 # Long enough for "123 456" or "ABCDE-FGHJK" with stray spaces, short enough to bound the work.
@@ -35,19 +35,15 @@ class SecondStepBody(msgspec.Struct):
     recovery_code: Code | None = None
 
 
-def _mfa(request: Request) -> MfaService:
-    return container_of(request).mfa()
-
-
-async def _notice(request: Request, user_id: str, turned_on: bool) -> BackgroundTask:
+async def _notice(request: Request, mfa: Mfa, user_id: str, turned_on: bool) -> BackgroundTask:
     """The owner's notice of the change, sent after the answer (like the reset mail)."""
-    mail = await _mfa(request).change_notice(user_id, turned_on)
+    mail = await mfa.change_notice(user_id, turned_on)
     return BackgroundTask(container_of(request).mailer().send, mail)
 
 
 @get("/api/auth/mfa", tags=["auth"], opt=ALLOWS_ENROLMENT_ONLY, summary="Two-factor sign-in status")
-async def mfa_status(request: Request, claims: Claims) -> dict[str, Any]:
-    return {"status": "success", **dataclasses.asdict(await _mfa(request).status(claims.user_id))}
+async def mfa_status(claims: Claims, mfa: Mfa) -> dict[str, Any]:
+    return {"status": "success", **dataclasses.asdict(await mfa.status(claims.user_id))}
 
 
 @post(
@@ -57,8 +53,8 @@ async def mfa_status(request: Request, claims: Claims) -> dict[str, Any]:
     opt=ALLOWS_ENROLMENT_ONLY,
     summary="Start setting up two-factor sign-in: a new secret, its otpauth URI and QR code",
 )
-async def mfa_enrol(request: Request, claims: Claims) -> Response:
-    start = await _mfa(request).start_enrolment(claims.user_id)
+async def mfa_enrol(claims: Claims, mfa: Mfa) -> Response:
+    start = await mfa.start_enrolment(claims.user_id)
     # The secret is in this answer only: keep it out of every cache.
     return Response({"status": "success", **dataclasses.asdict(start)}, headers={"Cache-Control": "no-store"})
 
@@ -68,29 +64,33 @@ async def mfa_enrol(request: Request, claims: Claims) -> Response:
     tags=["auth"],
     status_code=200,
     opt=ALLOWS_ENROLMENT_ONLY,
-    summary="Turn two-factor sign-in on with the password and a code from the app; returns the recovery codes once",
+    summary="Turn two-factor sign-in on (password and a code from the app); returns the recovery codes once",
 )
-async def mfa_confirm(request: Request, claims: Claims, data: JSONBody[ConfirmBody]) -> Response:
-    codes = await _mfa(request).confirm_enrolment(claims.user_id, data.code, data.password)
+async def mfa_confirm(request: Request, claims: Claims, mfa: Mfa, data: JSONBody[ConfirmBody]) -> Response:
+    codes = await mfa.confirm_enrolment(claims.user_id, data.code, data.password)
     return Response(
         {"status": "success", "recovery_codes": codes},
         headers={"Cache-Control": "no-store"},
-        background=await _notice(request, claims.user_id, turned_on=True),
+        background=await _notice(request, mfa, claims.user_id, turned_on=True),
     )
 
 
-@post("/api/auth/mfa/disable", tags=["auth"], status_code=200, summary="Turn two-factor sign-in off (password and code)")
-async def mfa_disable(request: Request, claims: Claims, data: JSONBody[DisableBody]) -> Response:
-    await _mfa(request).disable(claims.user_id, data.password, data.code)
-    return Response({"status": "success"}, background=await _notice(request, claims.user_id, turned_on=False))
+@post(
+    "/api/auth/mfa/disable", tags=["auth"], status_code=200, summary="Turn two-factor sign-in off (password and code)"
+)
+async def mfa_disable(request: Request, claims: Claims, mfa: Mfa, data: JSONBody[DisableBody]) -> Response:
+    await mfa.disable(claims.user_id, data.password, data.code)
+    return Response({"status": "success"}, background=await _notice(request, mfa, claims.user_id, turned_on=False))
 
 
-@post("/api/auth/login/mfa", tags=["auth"], status_code=200, summary="Second sign-in step: a one-time or recovery code")
-async def login_mfa(request: Request, data: JSONBody[SecondStepBody]) -> Response:
+@post(
+    "/api/auth/login/mfa", tags=["auth"], status_code=200, summary="Second sign-in step: a one-time or recovery code"
+)
+async def login_mfa(request: Request, mfa: Mfa, data: JSONBody[SecondStepBody]) -> Response:
     code = data.code or data.recovery_code
     if not code:
         raise InvalidInput(CODE_REQUIRED)
-    return session_response(request, await _mfa(request).complete_sign_in(data.mfa_token, code))
+    return session_response(request, await mfa.complete_sign_in(data.mfa_token, code))
 
 
 ROUTES = [mfa_status, mfa_enrol, mfa_confirm, mfa_disable, login_mfa]

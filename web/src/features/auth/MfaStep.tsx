@@ -3,7 +3,7 @@ import { errorMessage } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
 import { useLoginMfaMutation } from './mfaLoginApi';
-import '../profile/twoFactor.css';
+import './mfaStep.css';
 
 export const MFA_STEP_TITLE = 'Two-factor sign-in';
 export const CODE_FORMAT_MESSAGE = 'Enter the 6-digit code from your authenticator app.';

@@ -5,10 +5,11 @@ import { ADMIN, ANN, callCount, db, GOOD_PASSWORD } from '../../test/db';
 import { MFA_CODE, MFA_RECOVERY_CODES } from '../../test/handlers';
 import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
-import { MFA_SETUP_REQUIRED } from '../admin/useAdminGate';
 import { CODE_FORMAT_MESSAGE } from './MfaStep';
 
 const location = () => screen.getByTestId('location');
+/** The server's refusal of an administrator who must set up two-factor sign-in first. */
+const MFA_SETUP_REQUIRED = 'Set up two-factor sign-in on Settings to continue';
 
 async function passwordStep(user: ReturnType<typeof renderApp>['user'], email = ANN.email) {
   await user.type(await screen.findByLabelText('Email'), email);
