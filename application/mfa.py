@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from application.accounts import AccountService, Session
+from application.accounts import AccountService, Session, hash_token
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
 from application.ports import (
     AttemptLimiter,
@@ -271,6 +271,16 @@ class MfaService:
         self._limiter.reset(_account_key(user_id))
         log.info("two-factor sign-in turned on", extra={"user_id": user_id})
         return recovery_codes
+
+    async def restart_sessions(self, user_id: str, current_refresh_token: str | None) -> Session:
+        """After turning two-factor sign-in on, every session begun without it ends (a thief's
+        too); this browser gets a new one, as lasting as the one it had."""
+        async with self._uow() as uow:
+            current = await uow.refresh_tokens.by_hash(hash_token(current_refresh_token or ""))
+            persistent = current is not None and current.user_id == user_id and current.persistent
+            await uow.refresh_tokens.revoke_all_for_user(user_id, self._clock.now())
+            await uow.commit()
+        return await self._accounts.start_session_after_second_factor(user_id, persistent)
 
     async def disable(self, user_id: str, password: str, code: str) -> None:
         """Needs the password and a current code (or a recovery code): a stolen session alone

@@ -228,3 +228,29 @@ async def test_third_party_sign_in_of_an_enrolled_user_needs_the_code(
     token = unquote(location.fragment.removeprefix("mfa_token="))
     done = await app.post("/api/auth/login/mfa", json={"mfa_token": token, "code": code_at(secret, clock)})
     assert done.status_code == 200 and done.json()["user"]["uid"] == session["user"]["uid"]
+
+
+async def test_turning_it_on_ends_other_sessions_and_renews_this_one(client: AsyncClient, clock: FakeClock) -> None:
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    other_device = client.cookies.get("ps_refresh")
+    remembered = await client.post(
+        "/api/auth/login", json={"email": "ann@example.com", "password": STRONG_PASSWORD, "remember_me": True}
+    )
+    this_browser = remembered.cookies.get("ps_refresh")
+    start = (await client.post("/api/auth/mfa/enrol", headers=ann["headers"])).json()
+    confirm = await client.post(
+        "/api/auth/mfa/confirm",
+        json={"code": code_at(start["secret"], clock), "password": STRONG_PASSWORD},
+        headers=ann["headers"],
+    )
+    assert confirm.status_code == 200 and confirm.headers["cache-control"] == "no-store"
+    body = confirm.json()
+    assert len(body["recovery_codes"]) == 10 and body["user"]["email"] == "ann@example.com" and body["access_token"]
+    renewed = confirm.headers["set-cookie"]
+    assert "Max-Age=" in renewed, "as lasting as the 'Remember me' session it replaces"
+
+    for old in (other_device, this_browser):
+        client.cookies.set("ps_refresh", old, domain="testserver.local", path="/api/auth")
+        assert (await client.post("/api/auth/refresh")).status_code == 401
+    client.cookies.set("ps_refresh", confirm.cookies["ps_refresh"], domain="testserver.local", path="/api/auth")
+    assert (await client.post("/api/auth/refresh")).status_code == 200

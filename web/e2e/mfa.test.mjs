@@ -55,6 +55,9 @@ test('set up two-factor sign-in, then sign in with a code and with a recovery co
   await section.getByRole('button', { name: 'I have saved my codes' }).click();
   await section.getByText('10 recovery codes left', { exact: false }).waitFor();
   await screenshot(page, 'mfa-on');
+  // Turning it on ended the old session and gave this browser a new one: a reload stays signed in.
+  await page.reload();
+  await section.getByText('10 recovery codes left', { exact: false }).waitFor();
 
   // Sign in again: the password alone is not enough; the next step's code is.
   await signOut(page);

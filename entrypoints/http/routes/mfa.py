@@ -13,7 +13,7 @@ from litestar.params import JSONBody
 from application.errors import InvalidInput
 from application.mfa import CODE_REQUIRED
 from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Claims, Mfa, container_of
-from entrypoints.http.routes.auth import Password, Token, session_response
+from entrypoints.http.routes.auth import REFRESH_COOKIE, Password, Token, session_response
 
 # Long enough for "123 456" or "ABCDE-FGHJK" with stray spaces, short enough to bound the work.
 Code = Annotated[str, msgspec.Meta(max_length=32)]
@@ -64,15 +64,18 @@ async def mfa_enrol(claims: Claims, mfa: Mfa) -> Response:
     tags=["auth"],
     status_code=200,
     opt=ALLOWS_ENROLMENT_ONLY,
-    summary="Turn two-factor sign-in on (password and a code from the app); returns the recovery codes once",
+    summary="Turn two-factor sign-in on (password and a code); a new session and the recovery codes, once",
 )
 async def mfa_confirm(request: Request, claims: Claims, mfa: Mfa, data: JSONBody[ConfirmBody]) -> Response:
     codes = await mfa.confirm_enrolment(claims.user_id, data.code, data.password)
-    return Response(
-        {"status": "success", "recovery_codes": codes},
-        headers={"Cache-Control": "no-store"},
-        background=await _notice(request, mfa, claims.user_id, turned_on=True),
+    # Sessions begun without the second factor end; this browser continues with a new session.
+    response = session_response(
+        request, await mfa.restart_sessions(claims.user_id, request.cookies.get(REFRESH_COOKIE))
     )
+    response.content = {**response.content, "recovery_codes": codes}
+    response.headers["Cache-Control"] = "no-store"
+    response.background = await _notice(request, mfa, claims.user_id, turned_on=True)
+    return response
 
 
 @post(

@@ -118,7 +118,7 @@ const mfaHandlers = [
       if (db.users.get(user.email)?.password !== body.password) return err(400, 'Current password is incorrect');
       if (body.code !== MFA_CODE) return err(400, 'That code is not right.');
       db.mfa.set(user.email, { enabled: true, recoveryCodes: [...MFA_RECOVERY_CODES] });
-      return HttpResponse.json({ status: 'success', recovery_codes: MFA_RECOVERY_CODES });
+      return HttpResponse.json({ ...issueSession(user), recovery_codes: MFA_RECOVERY_CODES });
     }),
   ),
   http.post(

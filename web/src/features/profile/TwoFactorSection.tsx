@@ -1,11 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/errors';
-import { useAppDispatch } from '../../app/hooks';
 import { Banner } from '../../components/Banner';
 import { PasswordField } from '../../components/PasswordField';
 import { Spinner } from '../../components/Spinner';
 import { TextField } from '../../components/TextField';
-import { refreshSession } from '../auth/session';
 import {
   useConfirmMfaEnrolmentMutation,
   useDisableMfaMutation,
@@ -139,7 +137,6 @@ function EnrolmentSteps({
   onConfirmed: (codes: string[]) => void;
   onCancel: () => void;
 }) {
-  const dispatch = useAppDispatch();
   const [confirm, { isLoading }] = useConfirmMfaEnrolmentMutation();
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
@@ -156,8 +153,6 @@ function EnrolmentSteps({
     if (missingPassword || !isSixDigits(code)) return;
     try {
       const answer = await confirm({ code: code.replace(/\s+/g, ''), password }).unwrap();
-      // A session limited to this set-up becomes a full one with the next token.
-      await refreshSession(dispatch);
       onConfirmed(answer.recovery_codes);
     } catch (failure) {
       setError(errorMessage(failure, 'Could not turn on two-factor sign-in. Please try again.'));

@@ -1,4 +1,6 @@
 import { api } from '../../api/api';
+import type { SessionResponse } from '../../api/types';
+import { sessionReceived } from '../auth/authSlice';
 
 export interface MfaStatus {
   status: 'success';
@@ -19,8 +21,8 @@ export interface MfaEnrolment {
   qr_svg: string;
 }
 
-export interface MfaRecoveryCodes {
-  status: 'success';
+/** Turning it on ends every other session; this browser gets a new one with the recovery codes. */
+export interface MfaRecoveryCodes extends SessionResponse {
   recovery_codes: string[];
 }
 
@@ -36,6 +38,15 @@ export const mfaApi = api.enhanceEndpoints({ addTagTypes: ['Mfa'] }).injectEndpo
     }),
     confirmMfaEnrolment: build.mutation<MfaRecoveryCodes, { code: string; password: string }>({
       query: (body) => ({ url: '/api/auth/mfa/confirm', method: 'POST', body }),
+      async onQueryStarted(_arg, { dispatch, queryFulfilled }) {
+        try {
+          const { data } = await queryFulfilled;
+          // A full session now, also for an administrator whose session was limited to this set-up.
+          dispatch(sessionReceived({ session: data, receivedAt: Date.now() }));
+        } catch {
+          /* the section shows the error */
+        }
+      },
       invalidatesTags: ['Mfa'],
     }),
     disableMfa: build.mutation<{ status: 'success' }, { password: string; code: string }>({
