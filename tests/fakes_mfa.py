@@ -10,7 +10,8 @@ from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.mfa_challenge import SignedMfaChallenge
 from adapters.security.secret_box import AesGcmSecretBox
 from adapters.security.totp import PyotpCodes, SegnoQrCodes
-from application.mfa import MfaEnrolment, MfaGate, MfaService, RecoveryCodeRecord
+from application.mfa import MfaGate, MfaService
+from application.mfa_ports import MfaEnrolment, RecoveryCodeRecord
 from adapters.security.access_tokens import JwtAccessTokens
 from application.accounts import AccountPolicy, AccountService
 from tests.fakes import (

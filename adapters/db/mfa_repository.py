@@ -10,7 +10,7 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.mfa_tables import MfaRecoveryCodeRow, UserMfaRow
-from application.mfa import MfaEnrolment, RecoveryCodeRecord
+from application.mfa_ports import MfaEnrolment, RecoveryCodeRecord
 
 
 class SqlMfaStore:

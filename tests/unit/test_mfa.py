@@ -22,9 +22,9 @@ from application.mfa import (
     REQUIRED_FOR_ADMINS,
     SIGN_IN_EXPIRED,
     WRONG_CODE,
-    MfaChallenge,
     MfaStatus,
 )
+from application.mfa_ports import MfaChallenge
 from application.ports import SecondFactorRequired
 from domain.accounts import Role
 from domain.mfa import (
