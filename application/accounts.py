@@ -19,6 +19,8 @@ from application.ports import (
     PasswordResetRecord,
     PasswordStrength,
     RefreshTokenRecord,
+    SecondFactor,
+    SecondFactorRequired,
     SystemSettingsStore,
     UnitOfWorkFactory,
     UserRoles,
@@ -71,6 +73,7 @@ class Session:
     refresh_token: str
     refresh_expires_in: int
     persistent: bool
+    mfa_enrolment_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,7 @@ class AccountService:
         settings: SystemSettingsStore,
         roles: UserRoles,
         strength: PasswordStrength,
+        second_factor: SecondFactor | None = None,
     ) -> None:
         self._uow = uow
         self._hasher = hasher
@@ -112,6 +116,7 @@ class AccountService:
         self._settings = settings
         self._roles = roles
         self._strength = strength
+        self._second_factor = second_factor
         # A hash of a random password: verifying against it makes a login for an
         # unknown e-mail cost the same as one with a wrong password.
         self._dummy_hash = dummy_hash
@@ -154,7 +159,9 @@ class AccountService:
             await uow.commit()
         return user
 
-    async def log_in(self, email: str, password: str, remember_me: bool, client: str) -> Session:
+    async def log_in(
+        self, email: str, password: str, remember_me: bool, client: str
+    ) -> Session | SecondFactorRequired:
         email = normalize_email(email)
         # Reserved before the slow password check, per source address and per account across
         # addresses, so neither many parallel guesses nor many addresses get more tries.
@@ -170,11 +177,11 @@ class AccountService:
         # it would let a guesser reset it by signing in to an account of their own between guesses.
         await self._throttle.clear(f"login-account:{email}")
         await self._throttle.refund(f"login-address:{client}")
-        return await self._start_session(user, persistent=remember_me)
+        return await self._after_first_factor(user, persistent=remember_me)
 
     async def sign_in_external(
         self, issuer: str, subject: str, email: str | None, name: str | None, picture: str | None
-    ) -> Session:
+    ) -> Session | SecondFactorRequired:
         """Third-party sign-in: users are keyed by (issuer, subject), never by the e-mail claim alone."""
         async with self._uow() as uow:
             user = await uow.users.by_external_identity(issuer, subject)
@@ -192,7 +199,19 @@ class AccountService:
                 await uow.users.add(user)
                 await uow.users.link_external_identity(user.id, issuer, subject)
                 await uow.commit()
-        return await self._start_session(user, persistent=True)
+        return await self._after_first_factor(user, persistent=True)
+
+    async def _after_first_factor(self, user: User, persistent: bool) -> Session | SecondFactorRequired:
+        """A password or a provider proved the first factor; an enrolled user still owes a code."""
+        if self._second_factor is not None:
+            mfa_token = await self._second_factor.challenge(user, persistent)
+            if mfa_token is not None:
+                return SecondFactorRequired(mfa_token)
+        return await self._start_session(user, persistent)
+
+    async def start_session_after_second_factor(self, user_id: str, persistent: bool) -> Session:
+        """For application/mfa.py only, once it has checked both factors of this sign-in."""
+        return await self._start_session(await self.me(user_id), persistent)
 
     async def _free_email(self, uow, email: str | None, issuer: str, subject: str) -> str:  # noqa: ANN001
         candidate = normalize_email(email) if email else ""
@@ -215,7 +234,7 @@ class AccountService:
             user = await uow.users.by_id(record.user_id)
             if user is None:
                 raise NotAuthenticated(SESSION_EXPIRED)
-            session = self._new_session(user, record.persistent)
+            session = self._new_session(user, record.persistent, await self._enrolment_only(user))
             await uow.refresh_tokens.add(self._refresh_record(user, session, record.family_id))
             await uow.commit()
         return session
@@ -228,22 +247,26 @@ class AccountService:
                 await uow.refresh_tokens.revoke_family(record.family_id, now)
                 await uow.commit()
 
+    async def _enrolment_only(self, user: User) -> bool:
+        return self._second_factor is not None and await self._second_factor.enrolment_only(user)
+
     async def _start_session(self, user: User, persistent: bool) -> Session:
-        session = self._new_session(user, persistent)
+        session = self._new_session(user, persistent, await self._enrolment_only(user))
         async with self._uow() as uow:
             await uow.refresh_tokens.add(self._refresh_record(user, session, str(uuid.uuid4())))
             await uow.commit()
         return session
 
-    def _new_session(self, user: User, persistent: bool) -> Session:
+    def _new_session(self, user: User, persistent: bool, mfa_enrolment_only: bool = False) -> Session:
         lifetime = self._policy.refresh_lifetime if persistent else self._policy.session_refresh_lifetime
         return Session(
             user=user,
-            access_token=self._tokens.issue(user),
+            access_token=self._tokens.issue(user, mfa_enrolment_only),
             expires_in=self._tokens.lifetime_seconds,
             refresh_token=secrets.token_urlsafe(32),
             refresh_expires_in=int(lifetime.total_seconds()),
             persistent=persistent,
+            mfa_enrolment_only=mfa_enrolment_only,
         )
 
     def _refresh_record(self, user: User, session: Session, family_id: str) -> RefreshTokenRecord:

@@ -114,11 +114,15 @@ class AdminService:
         rate_limiting: bool,
         search_caching: bool,
         monthly_batch_row_limit: int | None = None,
+        require_admin_mfa: bool = False,
     ) -> SystemSettings:
         if monthly_batch_row_limit is None:  # older clients send only SPEC's three settings
             monthly_batch_row_limit = (await self._settings.current()).monthly_batch_row_limit
         try:
-            settings = SystemSettings(monthly_search_limit, rate_limiting, search_caching, monthly_batch_row_limit)
+            settings = SystemSettings(
+                monthly_search_limit, rate_limiting, search_caching, monthly_batch_row_limit,
+                require_admin_mfa=require_admin_mfa,
+            )
         except SettingsError as error:
             raise InvalidInput(str(error)) from error
         await self._settings.save(settings, saved_by=admin.user_id)

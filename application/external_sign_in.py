@@ -8,6 +8,7 @@ from typing import Protocol
 
 from application.accounts import AccountService, Session
 from application.errors import ApplicationError, NotFound
+from application.ports import SecondFactorRequired
 
 REQUEST_EXPIRED = "Third-party sign-in failed: the sign-in request expired or was altered. Please try again."
 CANCELLED = "Third-party sign-in was cancelled. Please try again or sign in with email."
@@ -105,7 +106,8 @@ class ExternalSignIn:
         state: str | None,
         sealed: str | None,
         error: str | None = None,
-    ) -> Session:
+    ) -> Session | SecondFactorRequired:
+        """A session, or, for a user with two-factor sign-in, the token its second step needs."""
         info = self.provider(provider_id)
         pending = self._sealer.unseal(sealed) if sealed else None
         # The state ties this callback to the browser that started the sign-in (CSRF / login fixation).

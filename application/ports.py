@@ -114,6 +114,8 @@ class AccessClaims:
     decision that depends on the role asks `UserRoles`, which reads the database."""
 
     user_id: str
+    # An administrator who must set up two-factor sign-in first: only the set-up calls accept it.
+    mfa_enrolment_only: bool = False
 
 
 class UserRoles(Protocol):
@@ -129,7 +131,7 @@ class UserRoles(Protocol):
 class AccessTokenIssuer(Protocol):
     @property
     def lifetime_seconds(self) -> int: ...
-    def issue(self, user: User) -> str: ...
+    def issue(self, user: User, mfa_enrolment_only: bool = False) -> str: ...
     def verify(self, token: str) -> AccessClaims | None: ...
 
 
@@ -167,3 +169,22 @@ class SystemSettingsStore(Protocol):
     async def current(self) -> SystemSettings: ...
     async def save(self, settings: SystemSettings, saved_by: str) -> None: ...
 
+
+
+@dataclass(frozen=True, slots=True)
+class SecondFactorRequired:
+    """The password (or the provider) was right; a one-time code must follow with this token."""
+
+    mfa_token: str
+
+
+class SecondFactor(Protocol):
+    """What sign-in asks of two-factor sign-in (application/mfa.py implements it)."""
+
+    async def challenge(self, user: User, persistent: bool) -> str | None:
+        """A short-lived token for the second step, or None when the user has no second factor."""
+        ...
+
+    async def enrolment_only(self, user: User) -> bool:
+        """True for an administrator who must set up two-factor sign-in before anything else."""
+        ...

@@ -27,6 +27,7 @@ class SystemSettings:
     rate_limiting: bool = True
     search_caching: bool = True
     monthly_batch_row_limit: int = DEFAULT_MONTHLY_BATCH_ROWS
+    require_admin_mfa: bool = False  # administrators must sign in with a one-time code too
 
     def __post_init__(self) -> None:
         if not _whole_number_within(self.monthly_search_limit, MIN_MONTHLY_LIMIT, MAX_MONTHLY_LIMIT):

@@ -11,7 +11,8 @@ from pathlib import Path
 import click
 
 from application.errors import ApplicationError
-from domain.accounts import Role
+from application.mfa import change_notice
+from domain.accounts import Role, User
 from entrypoints.container import Container, build_container
 
 
@@ -94,6 +95,22 @@ def set_role(email: str, role: str) -> None:
     """Make an existing user an admin, or a regular user again."""
     user = _run(_container().accounts().set_role(email, Role(role)))
     click.echo(f"{user.email} is now {user.role.value}")
+
+
+@users.command("reset-mfa")
+@click.argument("email")
+def reset_mfa(email: str) -> None:
+    """Turn off someone's two-factor sign-in after they lost their phone and recovery codes
+    (check who they are first); they sign in with the password and set it up again."""
+    container = _container()
+
+    async def reset_and_tell() -> User:
+        user = await container.mfa().reset(email)
+        await container.mailer().send(change_notice(user.email, turned_on=False))
+        return user
+
+    user = _run(reset_and_tell())
+    click.echo(f"two-factor sign-in is off for {user.email}; they can set it up again on Settings")
 
 
 @main.group()

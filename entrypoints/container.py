@@ -25,6 +25,11 @@ from adapters.db.settings_repository import SqlSystemSettingsStore
 from adapters.db.user_directory import SqlUserDirectory
 from adapters.db.user_roles import CachedUserRoles
 from application.accounts import AccountPolicy, AccountService
+from application.mfa import MfaGate, MfaService
+from adapters.db.mfa_repository import SqlMfaStore
+from adapters.security.mfa_challenge import SignedMfaChallenge
+from adapters.security.secret_box import AesGcmSecretBox
+from adapters.security.totp import PyotpCodes, SegnoQrCodes
 from application.admin import AdminService
 from application.rate_limit import RequestRateLimit
 from application.throttles import signups_per_address_rule
@@ -122,6 +127,11 @@ class Container(containers.DeclarativeContainer):
         ),
     )
 
+    # --- two-factor sign-in --------------------------------------------------------------
+    mfa_store = providers.Singleton(SqlMfaStore, sessions=session_factory)
+    mfa_challenges = providers.Singleton(SignedMfaChallenge, secret=settings.provided.secret_key)
+    mfa_gate = providers.Singleton(MfaGate, store=mfa_store, sealer=mfa_challenges, settings=system_settings)
+
     account_policy = providers.Singleton(
         AccountPolicy,
         reset_url_base=settings.provided.base_url,
@@ -139,6 +149,22 @@ class Container(containers.DeclarativeContainer):
         settings=system_settings,
         roles=user_roles,
         strength=providers.Singleton(ZxcvbnPasswordStrength),
+        second_factor=mfa_gate,
+    )
+    mfa = providers.Singleton(
+        MfaService,
+        store=mfa_store,
+        codes=providers.Singleton(PyotpCodes),
+        qr=providers.Singleton(SegnoQrCodes),
+        box=providers.Singleton(AesGcmSecretBox, secret_key=settings.provided.secret_key),
+        sealer=mfa_challenges,
+        hasher=password_hasher,
+        # Wrong codes, 5 per sign-in attempt and per account in 15 minutes (ASVS 2.2.1).
+        limiter=providers.Singleton(SlidingWindowLimiter, max_failures=5, window_seconds=900),
+        clock=clock,
+        accounts=accounts,
+        gate=mfa_gate,
+        uow=unit_of_work.provider,
     )
     admin = providers.Singleton(
         AdminService,

@@ -46,6 +46,7 @@ class SqlSystemSettingsStore:
             "rate_limiting": settings.rate_limiting,
             "search_caching": settings.search_caching,
             "monthly_batch_row_limit": settings.monthly_batch_row_limit,
+            "require_admin_mfa": settings.require_admin_mfa,
             "updated_at": self._clock.now(),
             "updated_by": saved_by,
         }
@@ -62,4 +63,5 @@ def _settings(row: SystemSettingsRow) -> SystemSettings:
         rate_limiting=row.rate_limiting,
         search_caching=row.search_caching,
         monthly_batch_row_limit=row.monthly_batch_row_limit,
+        require_admin_mfa=row.require_admin_mfa,
     )

@@ -15,6 +15,7 @@ from domain.accounts import User
 
 ISSUER = "perilscope"
 AUDIENCE = "perilscope-api"
+ENROLMENT_ONLY_CLAIM = "mfa_enrolment_only"
 
 
 VERIFIED_CACHE_SIZE = 4096
@@ -41,7 +42,7 @@ class JwtAccessTokens:
     def lifetime_seconds(self) -> int:
         return self._lifetime
 
-    def issue(self, user: User) -> str:
+    def issue(self, user: User, mfa_enrolment_only: bool = False) -> str:
         now = int(time.time())
         claims = {
             "iss": ISSUER,
@@ -50,6 +51,8 @@ class JwtAccessTokens:
             "iat": now,
             "exp": now + self._lifetime,
         }
+        if mfa_enrolment_only:
+            claims[ENROLMENT_ONLY_CLAIM] = True
         return jwt.encode({"alg": "HS256"}, claims, self._key)
 
     def verify(self, token: str) -> AccessClaims | None:
@@ -64,7 +67,10 @@ class JwtAccessTokens:
             decoded = jwt.decode(token, self._key, algorithms=["HS256"])
             self._claims.validate(decoded.claims)
             expires_at = int(decoded.claims["exp"])
-            claims = AccessClaims(user_id=decoded.claims["sub"])
+            claims = AccessClaims(
+                user_id=decoded.claims["sub"],
+                mfa_enrolment_only=decoded.claims.get(ENROLMENT_ONLY_CLAIM) is True,
+            )
         except (JoseError, ValueError, KeyError, TypeError):
             return None
         if self._now() >= expires_at:

@@ -8,7 +8,8 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.di import NamedDependency, Provide
 
 from application.accounts import AccountService
-from application.errors import NotAuthenticated
+from application.errors import Forbidden, NotAuthenticated
+from application.mfa import MFA_SETUP_REQUIRED, MfaService
 from application.ports import AccessClaims
 from entrypoints.container import Container
 
@@ -21,16 +22,31 @@ def provide_accounts(request: Request) -> AccountService:
     return container_of(request).accounts()
 
 
+def provide_mfa(request: Request) -> MfaService:
+    return container_of(request).mfa()
+
+
 def bearer_token(request: ASGIConnection) -> str | None:
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+# Route option: the route also serves an administrator who must set up two-factor sign-in first.
+ENROLMENT_ALLOWED = "mfa_enrolment_allowed"
+ALLOWS_ENROLMENT_ONLY = {ENROLMENT_ALLOWED: True}
+
+
+def _refuse_enrolment_only(connection: ASGIConnection, claims: AccessClaims) -> AccessClaims:
+    if claims.mfa_enrolment_only and not connection.route_handler.opt.get(ENROLMENT_ALLOWED):
+        raise Forbidden(MFA_SETUP_REQUIRED)
+    return claims
 
 
 def provide_claims(request: Request) -> AccessClaims:
     token = bearer_token(request)
     if token is None:
         raise NotAuthenticated("Sign in to continue")
-    return container_of(request).accounts().authenticate(token)
+    return _refuse_enrolment_only(request, container_of(request).accounts().authenticate(token))
 
 
 def requires_sign_in(connection: ASGIConnection, _handler: BaseRouteHandler) -> None:
@@ -39,18 +55,21 @@ def requires_sign_in(connection: ASGIConnection, _handler: BaseRouteHandler) -> 
     token = bearer_token(connection)
     if token is None:
         raise NotAuthenticated("Sign in to continue")
-    container_of(connection).accounts().authenticate(token)
+    _refuse_enrolment_only(connection, container_of(connection).accounts().authenticate(token))
 
 
 async def provide_admin_claims(request: Request) -> AccessClaims:
     """Anonymous callers get 401 and regular users 403; the role is checked in the database."""
-    return await container_of(request).admin().require_admin(provide_claims(request))
+    claims = await container_of(request).admin().require_admin(provide_claims(request))
+    await container_of(request).mfa_gate().refuse_unenrolled_admin(claims.user_id)
+    return claims
 
 
 DEPENDENCIES = {
     "accounts": Provide(provide_accounts, sync_to_thread=False),
     "claims": Provide(provide_claims, sync_to_thread=False),
     "admin": Provide(provide_admin_claims),
+    "mfa": Provide(provide_mfa, sync_to_thread=False),
 }
 
 
@@ -58,3 +77,4 @@ DEPENDENCIES = {
 Accounts = NamedDependency[AccountService]
 Claims = NamedDependency[AccessClaims]
 Admin = NamedDependency[AccessClaims]
+Mfa = NamedDependency[MfaService]

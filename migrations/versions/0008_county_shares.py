@@ -1,7 +1,7 @@
 """ZIP → county address shares and place → county population shares
 
 Revision ID: 0008_county_shares
-Revises: 0006_batch_bounds
+Revises: 0007_mfa
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0008_county_shares'
-down_revision = '0006_batch_bounds'
+down_revision = '0007_mfa'
 branch_labels = None
 depends_on = None
 

@@ -119,3 +119,25 @@ def test_uploads_purge_deletes_unused_uploads_past_the_retention(database: Path,
     assert purged.exit_code == 0, purged.output
     assert "purged 1 upload(s)" in purged.output
     assert rows(database, "SELECT id FROM uploaded_file") == [("new",)]
+def test_reset_mfa_turns_off_two_factor_sign_in(database: Path) -> None:
+    runner = CliRunner()
+    runner.invoke(main, ["users", "create-admin", "boss@example.com", "--password", STRONG_PASSWORD])
+    [(user_id,)] = rows(database, "SELECT id FROM user_account")
+    with sqlite3.connect(database) as connection:
+        connection.execute(
+            "INSERT INTO user_mfa (user_id, secret_sealed, enabled, created_at) VALUES (?, 'v1:x', 1, '2026-01-01')",
+            (user_id,),
+        )
+        connection.execute(
+            "INSERT INTO mfa_recovery_code (id, user_id, code_hash) VALUES ('c1', ?, 'h')", (user_id,)
+        )
+    reset = runner.invoke(main, ["users", "reset-mfa", "Boss@Example.com"])
+    assert reset.exit_code == 0, reset.output
+    assert "two-factor sign-in is off for boss@example.com" in reset.output
+    assert rows(database, "SELECT count(*) FROM user_mfa") == [(0,)]
+    assert rows(database, "SELECT count(*) FROM mfa_recovery_code") == [(0,)]
+    # The owner is told, in case it was not them who asked.
+    [(to, subject)] = rows(database, "SELECT to_address, subject FROM outbox_mail")
+    assert to == "boss@example.com" and subject == "Two-factor sign-in is off for your PerilScope account"
+    unknown = runner.invoke(main, ["users", "reset-mfa", "nobody@example.com"])
+    assert unknown.exit_code == 1 and "No user with email nobody@example.com" in unknown.output

@@ -2,6 +2,7 @@
 // browser), a page that records console and page errors, screenshots, an accessibility scan, and the
 // mail outbox read through the CLI. Run from the repository root (web/e2e/run.sh does).
 import { execFile, execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -136,4 +137,33 @@ export async function signIn(page, email, password = PASSWORD, { remember = fals
   await page.getByLabel('Password', { exact: true }).fill(password);
   if (remember) await page.getByLabel('Remember me').check();
   await page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** RFC 4648 base 32 (the TOTP key as an authenticator app reads it) to bytes; spaces are ignored. */
+function base32Bytes(text) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const char of text.replace(/[\s=]/g, '').toUpperCase()) {
+    const value = alphabet.indexOf(char);
+    if (value < 0) throw new Error(`not base 32: ${char}`);
+    bits += value.toString(2).padStart(5, '0');
+  }
+  const bytes = [];
+  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
+  return Buffer.from(bytes);
+}
+
+/** The RFC 6238 code (HMAC-SHA-1, 30-second steps, 6 digits) for `secret` at `atMs`: what the phone shows. */
+export function totp(secret, atMs = Date.now()) {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(atMs / 1000 / 30)));
+  const mac = createHmac('sha1', base32Bytes(secret)).update(counter).digest();
+  const offset = mac[mac.length - 1] & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+/** Waits for the next 30-second step: the server takes each step's code once. */
+export async function nextTotpStep() {
+  const msLeft = 30_000 - (Date.now() % 30_000);
+  await new Promise((resolve) => setTimeout(resolve, msLeft + 200));
 }

@@ -30,6 +30,7 @@ class SettingsBody(msgspec.Struct):
     rate_limiting: bool
     search_caching: bool
     monthly_batch_row_limit: int | None = None  # kept as saved when left out
+    require_admin_mfa: bool = False
 
 
 def _admin(request: Request) -> AdminService:
@@ -82,11 +83,14 @@ async def get_settings(request: Request, admin: Admin) -> dict[str, Any]:
     "/api/admin/settings",
     tags=["admin"],
     summary="Save the system settings; enforced from the next request",
-    **admin_only(JSON_BODY),
+    **admin_only(JSON_BODY, 409),
 )
 async def put_settings(request: Request, admin: Admin, data: JSONBody[SettingsBody]) -> dict[str, Any]:
+    if data.require_admin_mfa:
+        await container_of(request).mfa_gate().refuse_requiring_without_own_enrolment(admin.user_id)
     saved = await _admin(request).save_settings(
-        admin, data.monthly_search_limit, data.rate_limiting, data.search_caching, data.monthly_batch_row_limit
+        admin, data.monthly_search_limit, data.rate_limiting, data.search_caching, data.monthly_batch_row_limit,
+        require_admin_mfa=data.require_admin_mfa,
     )
     return {"status": "success", "settings": settings_json(saved)}
 

@@ -13,9 +13,9 @@ from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from application.accounts import SIGNUP_RECEIVED, AccountService, Session
-from application.ports import Mailer, OutgoingMail
+from application.ports import Mailer, OutgoingMail, SecondFactorRequired
 from domain.accounts import User
-from entrypoints.http.dependencies import Accounts, Claims, container_of
+from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Accounts, Claims, container_of
 from entrypoints.http.openapi import COOKIE_SESSION, JSON_BODY, error_responses, signed_in
 
 log = logging.getLogger("perilscope.auth")
@@ -98,6 +98,8 @@ def session_response(request: Request, session: Session, status_code: int = 200)
             "token_type": "bearer",
             "expires_in": session.expires_in,
             "user": user_json(session.user),
+            # The web app sends such an administrator to Settings to set up two-factor sign-in.
+            "mfa_enrolment_required": session.mfa_enrolment_only,
         },
         status_code=status_code,
     )
@@ -147,6 +149,9 @@ async def signup(request: Request, data: JSONBody[SignupBody], accounts: Account
 )
 async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts) -> Response:
     session = await accounts.log_in(data.email, data.password, data.remember_me, client_address(request))
+    if isinstance(session, SecondFactorRequired):
+        # No session yet: the code goes to POST /api/auth/login/mfa with this token (routes/mfa.py).
+        return Response({"status": "mfa_required", "mfa_token": session.mfa_token})
     return session_response(request, session)
 
 
@@ -232,7 +237,7 @@ async def change_password(
     return {"status": "success"}
 
 
-@get("/api/auth/me", tags=["auth"], **signed_in())
+@get("/api/auth/me", tags=["auth"], opt=ALLOWS_ENROLMENT_ONLY, **signed_in())
 async def me(claims: Claims, accounts: Accounts) -> dict[str, Any]:
     return {"status": "success", "user": user_json(await accounts.me(claims.user_id))}
 

@@ -10,6 +10,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect
 
 from application.external_sign_in import ExternalSignIn, ExternalSignInFailed
+from application.ports import SecondFactorRequired
 from entrypoints.http.dependencies import container_of
 from entrypoints.http.openapi import error_responses, signed_in
 from entrypoints.http.routes.auth import set_refresh_cookie
@@ -17,6 +18,9 @@ from entrypoints.http.routes.auth import set_refresh_cookie
 STATE_COOKIE = "ps_oidc_state"
 STATE_COOKIE_PATH = "/api/auth/oidc"
 SIGNED_IN_PAGE = "/data-processing?signed_in=1"
+MFA_ENROLMENT_PAGE = "/settings?signed_in=1"
+# The token rides in the fragment: browsers never send it to a server or in a Referer header.
+SECOND_STEP_PAGE = "/login#mfa_token="
 
 
 def _external(request: Request) -> ExternalSignIn:
@@ -81,8 +85,12 @@ async def oidc_callback(request: Request, provider: FromPath[str]) -> Response:
             sealed=request.cookies.get(STATE_COOKIE),
             error=params.get("error"),
         )
-        response: Response = Redirect(SIGNED_IN_PAGE, status_code=302)
-        set_refresh_cookie(request, response, session)
+        if isinstance(session, SecondFactorRequired):
+            response: Response = Redirect(SECOND_STEP_PAGE + quote(session.mfa_token, safe=""), status_code=302)
+        else:
+            page = MFA_ENROLMENT_PAGE if session.mfa_enrolment_only else SIGNED_IN_PAGE
+            response = Redirect(page, status_code=302)
+            set_refresh_cookie(request, response, session)
     except ExternalSignInFailed as failure:
         response = _to_login(failure.message)
     # One use only, whatever happened.

@@ -14,11 +14,11 @@ import type {
   RecentSearchesResponse,
   StoredSearchResponse,
   LoginRequest,
+  LoginResponse,
   ProvidersResponse,
   ResetPasswordRequest,
   SearchStats,
   SearchStatsResponse,
-  SessionResponse,
   SignupRequest,
   StatusResponse,
   UpdateMeRequest,
@@ -43,6 +43,7 @@ const NO_REAUTH_ENDPOINTS = new Set([
   'forgotPassword',
   'resetPassword',
   'getProviders',
+  'loginMfa',
 ]);
 
 /**
@@ -89,12 +90,13 @@ export const api = createApi({
     restoreSession: build.mutation<string | null, void>({
       queryFn: async (_arg, baseApi) => ({ data: await refreshSession(baseApi) }),
     }),
-    login: build.mutation<SessionResponse, LoginRequest>({
+    login: build.mutation<LoginResponse, LoginRequest>({
       query: (body) => ({ url: '/api/auth/login', method: 'POST', body }),
       async onQueryStarted(_arg, { dispatch, queryFulfilled }) {
         try {
           const { data } = await queryFulfilled;
-          dispatch(sessionReceived({ session: data, receivedAt: Date.now() }));
+          // With two-factor sign-in on there is no session yet: the screen asks for the code.
+          if (data.status === 'success') dispatch(sessionReceived({ session: data, receivedAt: Date.now() }));
         } catch {
           /* the screen shows the error */
         }

@@ -15,7 +15,17 @@ export interface SessionResponse {
   token_type: string;
   expires_in: number;
   user: User;
+  /** An administrator who must set up two-factor sign-in before anything else. */
+  mfa_enrolment_required?: boolean;
 }
+
+/** The password was right; a one-time code must follow (POST /api/auth/login/mfa). */
+export interface MfaRequiredResponse {
+  status: 'mfa_required';
+  mfa_token: string;
+}
+
+export type LoginResponse = SessionResponse | MfaRequiredResponse;
 
 export interface UserResponse {
   status: 'success';

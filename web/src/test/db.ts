@@ -10,6 +10,10 @@ export interface TestDb {
   calls: Record<string, number>;
   lastBodies: Record<string, unknown>;
   tokenCounter: number;
+  /** Two-factor sign-in per e-mail: on or not, and the recovery codes still unused. */
+  mfa: Map<string, { enabled: boolean; recoveryCodes: string[] }>;
+  /** The admin setting 'Require two-factor sign-in for all administrators'. */
+  requireAdminMfa: boolean;
 }
 
 export const ANN: User = {
@@ -54,6 +58,8 @@ function fresh(): TestDb {
     calls: {},
     lastBodies: {},
     tokenCounter: 0,
+    mfa: new Map(),
+    requireAdminMfa: false,
   };
 }
 

@@ -50,7 +50,93 @@ export function tokenFor(user: User): string {
   return token;
 }
 
+/** The code the fake authenticator app shows, and the recovery codes the fake server hands out. */
+export const MFA_CODE = '123456';
+export const MFA_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+export const MFA_RECOVERY_CODES = Array.from({ length: 10 }, (_, i) => `ABCDE-${String(10000 + i)}`);
+const MFA_TOKEN_PREFIX = 'mfa-token:';
+
+/** Two-factor sign-in: listed first, so the login handler below only sees users without it. */
+const mfaHandlers = [
+  http.post('/api/auth/login', async ({ request }) => {
+    const body = (await request.clone().json()) as { email: string; password: string };
+    const record = db.users.get(body.email);
+    if (!record || record.password !== body.password || !db.mfa.get(body.email)?.enabled) return undefined;
+    db.calls['/api/auth/login'] = (db.calls['/api/auth/login'] ?? 0) + 1;
+    return HttpResponse.json({ status: 'mfa_required', mfa_token: `${MFA_TOKEN_PREFIX}${body.email}` });
+  }),
+  http.post(
+    '/api/auth/login/mfa',
+    counted('/api/auth/login/mfa', async ({ request }) => {
+      const body = (await request.json()) as { mfa_token: string; code?: string; recovery_code?: string };
+      const email = body.mfa_token.startsWith(MFA_TOKEN_PREFIX) ? body.mfa_token.slice(MFA_TOKEN_PREFIX.length) : '';
+      const mfa = db.mfa.get(email);
+      const record = db.users.get(email);
+      if (!mfa?.enabled || !record) return err(401, 'Your sign-in has expired. Please sign in again.');
+      const recovery = body.recovery_code?.toUpperCase();
+      const ok = body.code === MFA_CODE || (recovery !== undefined && mfa.recoveryCodes.includes(recovery));
+      if (!ok) return err(401, 'That code is not right.');
+      if (recovery) mfa.recoveryCodes = mfa.recoveryCodes.filter((code) => code !== recovery);
+      return HttpResponse.json(issueSession(record.user));
+    }),
+  ),
+  http.get(
+    '/api/auth/mfa',
+    counted('/api/auth/mfa', ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      const mfa = db.mfa.get(user.email);
+      return HttpResponse.json({
+        status: 'success',
+        enabled: !!mfa?.enabled,
+        recovery_codes_left: mfa?.enabled ? mfa.recoveryCodes.length : 0,
+        required: user.role === 'admin' && db.requireAdminMfa,
+        password_required: true,
+      });
+    }),
+  ),
+  http.post(
+    '/api/auth/mfa/enrol',
+    counted('/api/auth/mfa/enrol', ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      db.mfa.set(user.email, { enabled: false, recoveryCodes: [] });
+      return HttpResponse.json({
+        status: 'success',
+        secret: MFA_SECRET,
+        otpauth_uri: `otpauth://totp/PerilScope:${encodeURIComponent(user.email)}?secret=${MFA_SECRET}&issuer=PerilScope`,
+        qr_svg: '<svg xmlns="http://www.w3.org/2000/svg" width="185" height="185"><title>QR code</title></svg>',
+      });
+    }),
+  ),
+  http.post(
+    '/api/auth/mfa/confirm',
+    counted('/api/auth/mfa/confirm', async ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      const body = (await request.json()) as { code: string; password: string };
+      if (db.users.get(user.email)?.password !== body.password) return err(400, 'Current password is incorrect');
+      if (body.code !== MFA_CODE) return err(400, 'That code is not right.');
+      db.mfa.set(user.email, { enabled: true, recoveryCodes: [...MFA_RECOVERY_CODES] });
+      return HttpResponse.json({ ...issueSession(user), recovery_codes: MFA_RECOVERY_CODES });
+    }),
+  ),
+  http.post(
+    '/api/auth/mfa/disable',
+    counted('/api/auth/mfa/disable', async ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      const body = (await request.json()) as { password: string; code: string };
+      if (db.users.get(user.email)?.password !== body.password) return err(400, 'Current password is incorrect');
+      if (body.code !== MFA_CODE) return err(400, 'That code is not right.');
+      db.mfa.delete(user.email);
+      return HttpResponse.json({ status: 'success' });
+    }),
+  ),
+];
+
 export const handlers = [
+  ...mfaHandlers,
   http.post(
     '/api/auth/login',
     counted('/api/auth/login', async ({ request }) => {
@@ -194,7 +280,13 @@ export const handlers = [
   ),
   // The admin pages' defaults: the saved settings and an empty system.
   http.get('/api/admin/settings', () =>
-    HttpResponse.json({ status: 'success', settings: { monthly_search_limit: 10, rate_limiting: true, search_caching: true, monthly_batch_row_limit: 10_000 } }),
+    HttpResponse.json({
+      status: 'success',
+      settings: {
+        monthly_search_limit: 10, rate_limiting: true, search_caching: true, monthly_batch_row_limit: 10_000,
+        require_admin_mfa: false,
+      },
+    }),
   ),
   http.get('/api/admin/list-users', () => HttpResponse.json({ status: 'success', users: [] })),
   http.get('/api/admin/search-stats', () =>

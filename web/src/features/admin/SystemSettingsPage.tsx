@@ -8,10 +8,11 @@ import { useSaveSystemSettingsMutation, useSystemSettingsQuery, type SystemSetti
 import { useLeaveOnRefusal } from './useAdminGate';
 import './admin.css';
 
-type Switch = 'rate_limiting' | 'search_caching';
+type Switch = 'rate_limiting' | 'search_caching' | 'require_admin_mfa';
 const SWITCHES: [Switch, string][] = [
   ['rate_limiting', 'Enable API Rate Limiting'],
   ['search_caching', 'Enable Search Caching'],
+  ['require_admin_mfa', 'Require two-factor sign-in for all administrators'],
 ];
 
 export const MIN_LIMIT = 1;
@@ -45,7 +46,11 @@ export default function SystemSettingsPage() {
   useLeaveOnRefusal(error);
   const [save, { isLoading: saving }] = useSaveSystemSettingsMutation();
   const [limitText, setLimitText] = useState('10');
-  const [flags, setFlags] = useState<Pick<SystemSettings, Switch>>({ rate_limiting: true, search_caching: true });
+  const [flags, setFlags] = useState<Pick<SystemSettings, Switch>>({
+    rate_limiting: true,
+    search_caching: true,
+    require_admin_mfa: false,
+  });
   const [limitError, setLimitError] = useState<string | null>(null);
   const [rowsText, setRowsText] = useState(String(DEFAULT_BATCH_ROWS));
   const [rowsError, setRowsError] = useState<string | null>(null);
@@ -56,7 +61,11 @@ export default function SystemSettingsPage() {
     if (!data?.settings) return;
     setLimitText(String(data.settings.monthly_search_limit));
     setRowsText(String(data.settings.monthly_batch_row_limit ?? DEFAULT_BATCH_ROWS));
-    setFlags({ rate_limiting: data.settings.rate_limiting, search_caching: data.settings.search_caching });
+    setFlags({
+      rate_limiting: data.settings.rate_limiting,
+      search_caching: data.settings.search_caching,
+      require_admin_mfa: data.settings.require_admin_mfa,
+    });
   }, [data]);
 
   async function submit(event: FormEvent) {
@@ -123,7 +132,9 @@ export default function SystemSettingsPage() {
           <Banner kind="warning">
             Changes apply to every user from their next request. Rate limiting caps each user&apos;s lookups and uploads per
             minute. Search caching answers a repeat lookup of the same building within 24 hours from the stored result,
-            without calling data providers; it still counts against the user&apos;s monthly limit.
+            without calling data providers; it still counts against the user&apos;s monthly limit. Requiring two-factor
+            sign-in sends every administrator without it to Settings to set it up at their next sign-in; set it up for
+            your own account first.
           </Banner>
           <button type="submit" className="btn btn-accent" disabled={saving}>
             {saving ? 'Saving...' : 'Save Settings'}

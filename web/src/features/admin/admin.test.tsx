@@ -188,9 +188,11 @@ describe('/admin/statistics and /admin/settings', () => {
     await user.clear(limit);
     await user.type(limit, '3');
     await user.click(screen.getByLabelText('Enable Search Caching'));
+    await user.click(screen.getByLabelText('Require two-factor sign-in for all administrators'));
     await user.click(screen.getByRole('button', { name: 'Save Settings' }));
     expect(await screen.findByText('Settings saved')).toBeInTheDocument();
-    expect(saved).toEqual({ monthly_search_limit: 3, rate_limiting: true, search_caching: false, monthly_batch_row_limit: 10_000 });
+    expect(saved).toMatchObject({ monthly_search_limit: 3, rate_limiting: true, search_caching: false, monthly_batch_row_limit: 10_000 });
+    expect(saved).toMatchObject({ require_admin_mfa: true });
 
     const rows = screen.getByLabelText('Regular User Monthly Batch Rows');
     await user.clear(rows);

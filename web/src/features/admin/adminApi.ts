@@ -35,6 +35,7 @@ export interface SystemSettings {
   search_caching: boolean;
   /** Batch CSV rows a regular user may process a month (1 to 1,000,000). */
   monthly_batch_row_limit: number;
+  require_admin_mfa: boolean;
 }
 
 /** The admin calls of SPEC §7 plus the saved settings; a role change refreshes users and statistics. */

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useGetProvidersQuery, useLoginMutation, useSignupMutation } from '../../api/api';
 import { errorMessage } from '../../api/errors';
@@ -14,11 +14,25 @@ import { destinationAfterLogin, type FromState } from './guards';
 import { PasswordChecklist } from '../../components/PasswordChecklist';
 import { allRulesMet, MSG_PASSWORDS_DO_NOT_MATCH, MSG_REQUIREMENTS_NOT_MET } from '../../lib/passwordRules';
 import { validateEmail } from '../../lib/validation';
+import { MfaStep } from './MfaStep';
 
 export type AuthMode = 'login' | 'signup';
 
 export const SIGNUP_SUCCESS_MESSAGE = 'Account created. Please sign in.';
 export const NO_PROVIDERS_MESSAGE = 'Third-party sign-in is not configured on this server. Use email and password.';
+/** Where an administrator who must set up two-factor sign-in goes first. */
+export const MFA_ENROLMENT_PAGE = '/settings';
+const MFA_TOKEN_FRAGMENT = '#mfa_token=';
+
+/** Third-party sign-in of an enrolled user comes back as /login#mfa_token=<token>. */
+function mfaTokenFromHash(hash: string): string | null {
+  if (!hash.startsWith(MFA_TOKEN_FRAGMENT)) return null;
+  try {
+    return decodeURIComponent(hash.slice(MFA_TOKEN_FRAGMENT.length)) || null;
+  } catch {
+    return null;
+  }
+}
 
 interface AuthScreenProps {
   mode: AuthMode;
@@ -44,6 +58,13 @@ export default function AuthScreen({ mode }: AuthScreenProps) {
   const [emailError, setEmailError] = useState<string | null>(null);
   const [passwordError, setPasswordError] = useState<string | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
+  const [mfaToken, setMfaToken] = useState<string | null>(() => (isSignup ? null : mfaTokenFromHash(location.hash)));
+
+  // The token is taken out of the address bar at once, so it stays out of history and bookmarks.
+  const hashHoldsToken = mfaTokenFromHash(location.hash) !== null;
+  useEffect(() => {
+    if (hashHoldsToken) navigate({ pathname: location.pathname, search: location.search }, { replace: true, state: location.state });
+  }, [hashHoldsToken, navigate, location.pathname, location.search, location.state]);
 
   const busy = loginState.isLoading || signupState.isLoading;
   const signedUp = !isSignup && (location.state as FromState | null)?.signedUp === true;
@@ -51,8 +72,10 @@ export default function AuthScreen({ mode }: AuthScreenProps) {
   const mismatch = isSignup && confirm.length > 0 && password !== confirm;
   const showRequirementsNote = isSignup && password.length > 0 && !rulesMet && !mismatch;
 
+  const mustEnrol = loginState.data?.status === 'success' && loginState.data.mfa_enrolment_required === true;
+  const afterLogin = mustEnrol ? MFA_ENROLMENT_PAGE : destinationAfterLogin(location.state);
   if (user) {
-    return <Navigate to={destinationAfterLogin(location.state)} replace />;
+    return <Navigate to={afterLogin} replace />;
   }
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
@@ -84,14 +107,36 @@ export default function AuthScreen({ mode }: AuthScreenProps) {
     }
 
     try {
-      await login({ email: email.trim(), password, remember_me: rememberMe }).unwrap();
-      navigate(destinationAfterLogin(location.state), { replace: true });
+      const answer = await login({ email: email.trim(), password, remember_me: rememberMe }).unwrap();
+      if (answer.status === 'mfa_required') {
+        setPassword('');
+        setMfaToken(answer.mfa_token);
+        return;
+      }
+      navigate(answer.mfa_enrolment_required ? MFA_ENROLMENT_PAGE : destinationAfterLogin(location.state), {
+        replace: true,
+      });
     } catch (error) {
       setFormError(errorMessage(error, 'Login failed'));
     }
   }
 
   const otherModeState = location.state ?? undefined;
+
+  if (mfaToken && !isSignup) {
+    return (
+      <div className="auth-page">
+        <section className="auth-card" aria-labelledby="mfa-step-title">
+          <MfaStep
+            titleId="mfa-step-title"
+            mfaToken={mfaToken}
+            onSignedIn={() => navigate(destinationAfterLogin(location.state), { replace: true })}
+            onCancel={() => setMfaToken(null)}
+          />
+        </section>
+      </div>
+    );
+  }
 
   return (
     <div className="auth-page">
