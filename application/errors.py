@@ -41,3 +41,7 @@ class QuotaExceeded(ApplicationError):
 
 class ProviderUnavailable(ApplicationError):
     """A third-party data provider refused, failed or timed out; trying again later may work."""
+
+
+class ServiceBusy(ApplicationError):
+    """A shared resource (the embedded database's single writer) stayed busy too long; trying again shortly works."""

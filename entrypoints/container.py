@@ -8,6 +8,7 @@ from adapters.clock import SystemClock
 from adapters.db.account_repositories import SqlUnitOfWork
 from adapters.db.engine import create_engine, create_session_factory, is_sqlite
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
+from adapters.db.writer import SqlWriter
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
 from adapters.identity.pending_state import SignedPendingSignIn
@@ -55,7 +56,9 @@ class Container(containers.DeclarativeContainer):
     engine = providers.Singleton(create_engine, url=settings.provided.database_url)
     # Tests override this with a factory bound to one connection inside a rolled-back transaction.
     session_factory = providers.Singleton(create_session_factory, bind=engine)
-    unit_of_work = providers.Factory(SqlUnitOfWork, session_factory=session_factory)
+    # Every store that writes gets this one writer: on SQLite, one write transaction at a time.
+    writer = providers.Singleton(SqlWriter, sessions=session_factory)
+    unit_of_work = providers.Factory(SqlUnitOfWork, writer=writer)
 
     password_hasher = providers.Singleton(Argon2PasswordHasher)
     access_tokens = providers.Singleton(
@@ -67,7 +70,7 @@ class Container(containers.DeclarativeContainer):
 
     mailer = providers.Selector(
         providers.Callable(lambda s: s.mailer, settings),
-        outbox=providers.Singleton(OutboxMailer, session_factory=session_factory, clock=clock),
+        outbox=providers.Singleton(OutboxMailer, session_factory=session_factory, writer=writer, clock=clock),
         smtp=providers.Singleton(
             SmtpMailer,
             config=providers.Factory(
@@ -85,6 +88,7 @@ class Container(containers.DeclarativeContainer):
     system_settings = providers.Singleton(
         SqlSystemSettingsStore,
         sessions=session_factory,
+        writer=writer,
         defaults=providers.Factory(SystemSettings, monthly_search_limit=settings.provided.monthly_search_limit),
         clock=clock,
     )
@@ -178,10 +182,12 @@ class Container(containers.DeclarativeContainer):
     # On SQLite (the embedded default) the lookup's hot write skips aiosqlite's thread hops.
     search_store = providers.Selector(
         providers.Callable(lambda s: "sqlite" if is_sqlite(s.database_url) else "server", settings),
-        sqlite=providers.Singleton(SqliteLoopSearchStore, sessions=session_factory, database_url=settings.provided.database_url),
-        server=providers.Singleton(SqlSearchStore, sessions=session_factory),
+        sqlite=providers.Singleton(
+            SqliteLoopSearchStore, sessions=session_factory, writer=writer, database_url=settings.provided.database_url
+        ),
+        server=providers.Singleton(SqlSearchStore, sessions=session_factory, writer=writer),
     )
-    quota_ledger = providers.Singleton(SqlQuotaLedger, sessions=session_factory)
+    quota_ledger = providers.Singleton(SqlQuotaLedger, writer=writer)
     lookup = providers.Singleton(
         LookupService,
         providers=lookup_providers,
@@ -193,7 +199,7 @@ class Container(containers.DeclarativeContainer):
     )
 
     # --- batch ---------------------------------------------------------------------
-    batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory)
+    batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory, writer=writer)
     in_process_queue = providers.Singleton(InProcessJobQueue)
     job_queue = providers.Selector(
         providers.Callable(lambda s: s.job_queue, settings),

@@ -8,7 +8,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.batch_tables import BatchJobRow, ExportFileRow, UploadedFileRow
-from adapters.db.engine import write_lock_for
+from adapters.db.writer import SqlWriter
 from application.batch import BatchJob, ExportFile, UploadedFile
 
 
@@ -21,15 +21,9 @@ def _job(row: BatchJobRow) -> BatchJob:
 
 
 class SqlBatchStore:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], writer: SqlWriter) -> None:
         self._sessions = sessions
-        self._write_lock = write_lock_for(sessions.kw["bind"])
-
-    async def _write(self, *statements) -> None:  # noqa: ANN002
-        async with self._write_lock, self._sessions() as session:
-            for statement in statements:
-                await session.execute(statement)
-            await session.commit()
+        self._write = writer.execute
 
     async def add_upload(self, upload: UploadedFile) -> None:
         await self._write(

@@ -18,6 +18,7 @@ from application.errors import (
     NotFound,
     ProviderUnavailable,
     QuotaExceeded,
+    ServiceBusy,
     TooManyRequests,
 )
 from domain.batch_input import UploadError
@@ -34,6 +35,7 @@ STATUS_BY_ERROR: dict[type[ApplicationError], int] = {
     QuotaExceeded: 429,
     TooManyRequests: 429,
     ProviderUnavailable: 503,
+    ServiceBusy: 503,
 }
 
 
