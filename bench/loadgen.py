@@ -47,16 +47,6 @@ async def run(base_url: str, paths: Callable[[int], str], total: int, concurrenc
     return latencies, time.perf_counter() - started, errors
 
 
-async def run_until(base_url: str, path: str, stop: Callable[[], bool], headers: dict[str, str] | None = None) -> tuple[list[float], list[str]]:
-    """One client requesting path back to back until stop() is true: (latencies in seconds, errors)."""
-    parts = urlsplit(base_url)
-    header_text = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-    latencies: list[float] = []
-    errors: list[str] = []
-    await _one_client(parts.hostname, parts.port, lambda: None if stop() else path, header_text, latencies, errors)
-    return latencies, errors
-
-
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
