@@ -46,11 +46,14 @@ class SqlWriter:
         if self._lock is None:
             yield
             return
-        try:
-            async with asyncio.timeout(TURN_WAIT_SECONDS):
-                await self._lock.acquire()
-        except TimeoutError:
-            raise ServiceBusy(BUSY_MESSAGE) from None
+        if self._lock.locked():  # a timer only when there is a queue: the lookup's write is hot
+            try:
+                async with asyncio.timeout(TURN_WAIT_SECONDS):
+                    await self._lock.acquire()
+            except TimeoutError:
+                raise ServiceBusy(BUSY_MESSAGE) from None
+        else:
+            await self._lock.acquire()  # free: returns at once, without giving up the loop
         try:
             yield
         except OperationalError as error:
