@@ -36,6 +36,7 @@ class SqlWriter:
         bind = sessions.kw["bind"]
         self._sessions = sessions
         self._lock = asyncio.Lock() if bind.dialect.name == "sqlite" else None
+        self._holder: asyncio.Task | None = None
         # Inside a test's shared connection the transaction has already begun.
         immediate = self._lock is not None and isinstance(bind, AsyncEngine)
         self._begin_options = {BEGIN_IMMEDIATE: True} if immediate else None
@@ -46,6 +47,10 @@ class SqlWriter:
         if self._lock is None:
             yield
             return
+        if self._holder is not None and self._holder is asyncio.current_task():
+            # Not reentrant: a write begun inside another (say a store's write inside an open
+            # unit of work) would wait for itself. A bug, so say so at once.
+            raise RuntimeError("A write transaction was begun inside another one of the same task")
         if self._lock.locked():  # a timer only when there is a queue: the lookup's write is hot
             try:
                 async with asyncio.timeout(TURN_WAIT_SECONDS):
@@ -54,6 +59,7 @@ class SqlWriter:
                 raise ServiceBusy(BUSY_MESSAGE) from None
         else:
             await self._lock.acquire()  # free: returns at once, without giving up the loop
+        self._holder = asyncio.current_task()
         try:
             yield
         except OperationalError as error:
@@ -61,6 +67,7 @@ class SqlWriter:
                 raise ServiceBusy(BUSY_MESSAGE) from error
             raise
         finally:
+            self._holder = None
             self._lock.release()
 
     @asynccontextmanager

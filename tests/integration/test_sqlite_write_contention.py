@@ -149,8 +149,18 @@ async def test_a_write_that_outwaits_this_processs_queue_is_a_503(
     app_client.cookies.clear()
     monkeypatch.setattr(writer_module, "TURN_WAIT_SECONDS", 0.05)
 
-    async with file_container.writer().turn():  # a long write of this process holds the turn
-        response = await app_client.post("/api/auth/refresh", headers={"Cookie": f"ps_refresh={cookie}"})
+    holding, done = asyncio.Event(), asyncio.Event()
+
+    async def a_long_write_of_this_process() -> None:
+        async with file_container.writer().turn():
+            holding.set()
+            await done.wait()
+
+    long_write = asyncio.create_task(a_long_write_of_this_process())
+    await holding.wait()
+    response = await app_client.post("/api/auth/refresh", headers={"Cookie": f"ps_refresh={cookie}"})
+    done.set()
+    await long_write
 
     assert response.status_code == 503
     assert response.json()["error"] == writer_module.BUSY_MESSAGE
@@ -181,3 +191,14 @@ async def test_the_lookup_write_waits_for_another_process_off_the_event_loop(
 
     assert granted is True and ticks == 20
     assert await store.used(user_id, "2026-11") == 1
+
+
+async def test_a_write_begun_inside_another_of_the_same_task_fails_at_once(file_container: Container) -> None:
+    writer = file_container.writer()
+    async with writer.turn():
+        with pytest.raises(RuntimeError, match="inside another"):
+            async with writer.session():
+                pass
+    # The turn is free again afterwards.
+    async with writer.session() as session:
+        assert await session.scalar(select(func.count()).select_from(PasswordResetRow)) == 0
