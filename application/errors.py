@@ -62,3 +62,9 @@ class ProviderUnavailable(ApplicationError):
     """A third-party data provider refused, failed or timed out; trying again later may work."""
 
     code = "provider_unavailable"
+
+
+class ServiceBusy(ApplicationError):
+    """A shared resource (the embedded database's single writer) stayed busy too long; trying again shortly works."""
+
+    code = "service_busy"

@@ -28,9 +28,10 @@ from domain.accounts import Role  # noqa: E402
 from entrypoints.settings import Settings  # noqa: E402
 
 
-def build_input(rows: int, data_dir: Path, seed: int = 7) -> bytes:
+def build_input(rows: int, data_dir: Path, seed: int = 7, unique: bool = False) -> bytes:
     """Half real Seattle addresses (buildings and businesses), half street addresses in real ZIPs
-    across the country (their occupants are unknown, their perils are real)."""
+    across the country (their occupants are unknown, their perils are real). With unique, no
+    address repeats, so the job answers every row rather than reusing answers."""
     rng = random.Random(seed)
     seattle = []
     with open(data_dir / "buildings_seattle_2016.csv", newline="") as handle:
@@ -39,16 +40,27 @@ def build_input(rows: int, data_dir: Path, seed: int = 7) -> bytes:
         seattle += [(r["street_address"], r["city"], r["state"], r["zip"]) for r in csv.DictReader(handle) if r["zip"]]
     with gzip.open(data_dir / "zip_county_primary.csv.gz", "rt", newline="") as handle:
         zips = [(r["zip"], r["city"], r["state"]) for r in csv.DictReader(handle) if r["state"]]
+    if unique:
+        seattle = list(dict.fromkeys(seattle))
+        rng.shuffle(seattle)
+    written: set[tuple[str, str, str, str]] = set()
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["Street Address", "City", "State", "Zip", "Country"])
-    for i in range(rows):
-        if i % 2 == 0:
-            street, city, state, zip_code = rng.choice(seattle)
+    count = 0
+    while count < rows:
+        if count % 2 == 0 and seattle:
+            address = seattle.pop() if unique else rng.choice(seattle)
         else:
             zip_code, city, state = rng.choice(zips)
             street = f"{rng.randint(1, 9999)} {rng.choice(['Main St', 'Oak Ave', 'Park Rd', '1st St', 'Elm Dr'])}"
-        writer.writerow([street, city, state, zip_code, "US"])
+            address = (street, city, state, zip_code)
+        if unique:
+            if address in written:
+                continue
+            written.add(address)
+        writer.writerow([*address, "US"])
+        count += 1
     return out.getvalue().encode()
 
 

@@ -45,13 +45,28 @@ def result_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def to_csv(rows: Iterable[dict[str, Any]]) -> str:
-    buffer = io.StringIO()
-    # RFC 4180 line ends: with "\r\n" as terminator, a lone "\r" inside a cell gets quoted too.
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\r\n")
+    return export_header() + rows_csv(rows)
+
+
+def export_header() -> str:
+    buffer, writer = _csv_writer()
     writer.writeheader()
+    return buffer.getvalue()
+
+
+def rows_csv(rows: Iterable[dict[str, Any]]) -> str:
+    """The lines of these rows without the header: a batch keeps each answer as its text (one
+    string, which the garbage collector never walks) until it writes the whole export."""
+    buffer, writer = _csv_writer()
     for row in rows:
         writer.writerow({column: safe_cell(row.get(column)) for column in EXPORT_COLUMNS})
     return buffer.getvalue()
+
+
+def _csv_writer() -> tuple[io.StringIO, csv.DictWriter]:
+    buffer = io.StringIO()
+    # RFC 4180 line ends: with "\r\n" as terminator, a lone "\r" inside a cell gets quoted too.
+    return buffer, csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\r\n")
 
 
 def export_rows(results: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:

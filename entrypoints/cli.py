@@ -212,7 +212,7 @@ def outbox(limit: int) -> None:
     from adapters.mail.outbox import OutboxMailer
 
     container = _container()
-    mailer = OutboxMailer(container.session_factory(), container.clock())
+    mailer = OutboxMailer(container.session_factory(), container.writer(), container.clock())
     rows = _run(mailer.recent(limit))
     if not rows:
         click.echo("the outbox is empty")

@@ -10,6 +10,7 @@ from adapters.clock import SystemClock
 from adapters.db.account_repositories import SqlUnitOfWork
 from adapters.db.engine import create_engine, create_session_factory, is_sqlite
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
+from adapters.db.writer import SqlWriter
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
 from adapters.identity.pending_state import SignedPendingSignIn
@@ -71,7 +72,9 @@ class Container(containers.DeclarativeContainer):
     engine = providers.Singleton(create_engine, url=settings.provided.database_url)
     # Tests override this with a factory bound to one connection inside a rolled-back transaction.
     session_factory = providers.Singleton(create_session_factory, bind=engine)
-    unit_of_work = providers.Factory(SqlUnitOfWork, session_factory=session_factory)
+    # Every store that writes gets this one writer: on SQLite, one write transaction at a time.
+    writer = providers.Singleton(SqlWriter, sessions=session_factory)
+    unit_of_work = providers.Factory(SqlUnitOfWork, writer=writer)
 
     user_roles = providers.Singleton(CachedUserRoles, sessions=session_factory)
     password_hasher = providers.Singleton(Argon2PasswordHasher)
@@ -84,7 +87,7 @@ class Container(containers.DeclarativeContainer):
     # default, Redis when PERILSCOPE_THROTTLE=redis.
     attempt_throttle = providers.Selector(
         providers.Callable(lambda s: s.throttle, settings),
-        database=providers.Singleton(SqlAttemptThrottle, sessions=session_factory, clock=clock),
+        database=providers.Singleton(SqlAttemptThrottle, sessions=session_factory, writer=writer, clock=clock),
         redis=providers.Singleton(
             RedisAttemptThrottle,
             redis=providers.Singleton(redis_client, settings.provided.redis_url),
@@ -94,7 +97,7 @@ class Container(containers.DeclarativeContainer):
 
     mailer = providers.Selector(
         providers.Callable(lambda s: s.mailer, settings),
-        outbox=providers.Singleton(OutboxMailer, session_factory=session_factory, clock=clock),
+        outbox=providers.Singleton(OutboxMailer, session_factory=session_factory, writer=writer, clock=clock),
         smtp=providers.Singleton(
             SmtpMailer,
             config=providers.Factory(
@@ -112,6 +115,7 @@ class Container(containers.DeclarativeContainer):
     system_settings = providers.Singleton(
         SqlSystemSettingsStore,
         sessions=session_factory,
+        writer=writer,
         defaults=providers.Factory(
             SystemSettings,
             monthly_search_limit=settings.provided.monthly_search_limit,
@@ -128,7 +132,7 @@ class Container(containers.DeclarativeContainer):
     )
 
     # --- two-factor sign-in --------------------------------------------------------------
-    mfa_store = providers.Singleton(SqlMfaStore, sessions=session_factory)
+    mfa_store = providers.Singleton(SqlMfaStore, sessions=session_factory, writer=writer)
     mfa_challenges = providers.Singleton(SignedMfaChallenge, secret=settings.provided.secret_key)
     mfa_gate = providers.Singleton(MfaGate, store=mfa_store, sealer=mfa_challenges, settings=system_settings)
 
@@ -239,10 +243,12 @@ class Container(containers.DeclarativeContainer):
     # On SQLite (the embedded default) the lookup's hot write skips aiosqlite's thread hops.
     search_store = providers.Selector(
         providers.Callable(lambda s: "sqlite" if is_sqlite(s.database_url) else "server", settings),
-        sqlite=providers.Singleton(SqliteLoopSearchStore, sessions=session_factory, database_url=settings.provided.database_url),
-        server=providers.Singleton(SqlSearchStore, sessions=session_factory),
+        sqlite=providers.Singleton(
+            SqliteLoopSearchStore, sessions=session_factory, writer=writer, database_url=settings.provided.database_url
+        ),
+        server=providers.Singleton(SqlSearchStore, sessions=session_factory, writer=writer),
     )
-    quota_ledger = providers.Singleton(SqlQuotaLedger, sessions=session_factory)
+    quota_ledger = providers.Singleton(SqlQuotaLedger, writer=writer)
     lookup = providers.Singleton(
         LookupService,
         providers=lookup_providers,
@@ -255,7 +261,7 @@ class Container(containers.DeclarativeContainer):
     )
 
     # --- batch ---------------------------------------------------------------------
-    batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory)
+    batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory, writer=writer)
     in_process_queue = providers.Singleton(InProcessJobQueue)
     job_queue = providers.Selector(
         providers.Callable(lambda s: s.job_queue, settings),
@@ -269,7 +275,7 @@ class Container(containers.DeclarativeContainer):
     )
     batch_allowance = providers.Singleton(
         BatchAllowance,
-        ledger=providers.Singleton(SqlBatchRowLedger, sessions=session_factory),
+        ledger=providers.Singleton(SqlBatchRowLedger, sessions=session_factory, writer=writer),
         storage=batch_store,
         settings=system_settings,
         clock=clock,

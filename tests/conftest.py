@@ -143,7 +143,9 @@ def container(
     container.session_factory.override(create_session_factory(connection))
     # Everything a test writes stays in its rolled-back transaction, so the SQLite store's own
     # loop-thread connection is tested on its own (tests/integration/test_sqlite_loop_store.py).
-    container.search_store.override(providers.Singleton(SqlSearchStore, sessions=container.session_factory))
+    container.search_store.override(
+        providers.Singleton(SqlSearchStore, sessions=container.session_factory, writer=container.writer)
+    )
     # A cheap argon2 cost keeps the suite fast; the production parameters are tested on their own.
     from adapters.security.passwords import Argon2PasswordHasher
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from datetime import datetime
 from typing import Self
 
 from sqlalchemy import func, select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.db.account_tables import (
     ExternalIdentityRow,
@@ -16,6 +17,7 @@ from adapters.db.account_tables import (
     SearchRow,
     UserRow,
 )
+from adapters.db.writer import SqlWriter
 from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from domain.accounts import Role, User
 
@@ -192,13 +194,18 @@ class SqlSearchActivityReader:
 
 
 class SqlUnitOfWork:
-    """One session, one transaction: repositories share it; leaving without commit rolls back."""
+    """One session, one transaction: repositories share it; leaving without commit rolls back.
 
-    def __init__(self, session_factory: async_sessionmaker[AsyncSession]) -> None:
-        self._session_factory = session_factory
+    Every unit of work is a write transaction of the process's one writer: most read before they
+    write, and on SQLite such a transaction must hold the write lock from its start (see writer.py).
+    Each is a few statements long, so the read-only ones queue for little."""
+
+    def __init__(self, writer: SqlWriter) -> None:
+        self._writer = writer
 
     async def __aenter__(self) -> Self:
-        self.session = self._session_factory()
+        self._exit_stack = AsyncExitStack()
+        self.session = await self._exit_stack.enter_async_context(self._writer.session())
         self.users = SqlUserRepository(self.session)
         self.refresh_tokens = SqlRefreshTokenRepository(self.session)
         self.password_resets = SqlPasswordResetRepository(self.session)
@@ -206,8 +213,10 @@ class SqlUnitOfWork:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.session.rollback()
-        await self.session.close()
+        try:
+            await self.session.rollback()
+        finally:
+            await self._exit_stack.__aexit__(*exc)  # closes the session, gives up the turn
 
     async def commit(self) -> None:
         await self.session.commit()

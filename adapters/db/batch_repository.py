@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import UserRow
 from adapters.db.batch_tables import BatchJobRow, ExportFileRow, UploadedFileRow
-from adapters.db.engine import write_lock_for
+from adapters.db.writer import SqlWriter
 from application.batch import BatchJob, ExportFile, UploadedFile
 
 UNFINISHED = ("queued", "running")
@@ -24,18 +24,13 @@ def _job(row: BatchJobRow) -> BatchJob:
 
 
 class SqlBatchStore:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], writer: SqlWriter) -> None:
         self._sessions = sessions
-        self._write_lock = write_lock_for(sessions.kw["bind"])
-
-    async def _write(self, *statements) -> None:  # noqa: ANN002
-        async with self._write_lock, self._sessions() as session:
-            for statement in statements:
-                await session.execute(statement)
-            await session.commit()
+        self._writer = writer
+        self._write = writer.execute
 
     async def add_upload(self, upload: UploadedFile, storage_limit: int) -> bool:
-        async with self._write_lock, self._sessions() as session:
+        async with self._writer.session() as session:
             if session.bind.dialect.name == "postgresql":
                 # Concurrent uploads of one user wait here, so each sees the others' bytes.
                 await session.execute(select(UserRow.id).where(UserRow.id == upload.user_id).with_for_update())
@@ -60,7 +55,7 @@ class SqlBatchStore:
         never-used ones created before `created_before`. Returns how many went."""
         job_uses = exists().where(BatchJobRow.file_id == UploadedFileRow.id)
         unfinished = job_uses.where(BatchJobRow.status.in_(UNFINISHED))
-        async with self._write_lock, self._sessions() as session:
+        async with self._writer.session() as session:
             result = await session.execute(
                 delete(UploadedFileRow).where(
                     ~unfinished, or_(job_uses, UploadedFileRow.created_at < created_before)
@@ -131,7 +126,7 @@ class SqlBatchStore:
         await self._write(_insert_export(export, None))
 
     async def delete_export(self, user_id: str, name: str) -> bool:
-        async with self._write_lock, self._sessions() as session:
+        async with self._writer.session() as session:
             result = await session.execute(
                 delete(ExportFileRow).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
             )

@@ -8,7 +8,8 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.batch_tables import BatchRowUsageRow
-from adapters.db.engine import upsert_insert, write_lock_for
+from adapters.db.engine import upsert_insert
+from adapters.db.writer import SqlWriter
 
 _USAGE = BatchRowUsageRow.__table__
 
@@ -30,22 +31,22 @@ def reserve_statement(dialect_name: str, limited: bool):  # noqa: ANN201
 
 
 class SqlBatchRowLedger:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], writer: SqlWriter) -> None:
         self._sessions = sessions
-        self._write_lock = write_lock_for(sessions.kw["bind"])
+        self._writer = writer
 
     async def reserve(self, user_id: str, month: str, rows: int, limit: int | None) -> bool:
         parameters = {"user_id": user_id, "month": month, "rows": rows}
         if limit is not None:
             parameters["limit"] = limit
-        async with self._write_lock, self._sessions() as session:
+        async with self._writer.session() as session:
             statement = reserve_statement(session.bind.dialect.name, limit is not None)
             granted = (await session.execute(statement, parameters)).first() is not None
             await session.commit()
         return granted
 
     async def release(self, user_id: str, month: str, rows: int) -> None:
-        async with self._write_lock, self._sessions() as session:
+        async with self._writer.session() as session:
             await session.execute(
                 update(BatchRowUsageRow)
                 .where(BatchRowUsageRow.user_id == user_id, BatchRowUsageRow.month == month,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from sqlalchemy import Engine, event
@@ -11,25 +10,28 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
+# Execution option of a connection whose transactions write: see configure_sqlite.
+BEGIN_IMMEDIATE = "perilscope_begin_immediate"
 
 
 def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
-def create_engine(url: str, **kwargs) -> AsyncEngine:  # noqa: ANN003
+def create_engine(url: str, sqlite_busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS, **kwargs) -> AsyncEngine:  # noqa: ANN003
     if not is_sqlite(url):
         return create_async_engine(url, pool_pre_ping=True, **kwargs)
     database = make_url(url).database
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs)
-    configure_sqlite(engine.sync_engine)
+    engine = create_async_engine(url, connect_args={"timeout": sqlite_busy_timeout_ms / 1000}, **kwargs)
+    configure_sqlite(engine.sync_engine, busy_timeout_ms=sqlite_busy_timeout_ms)
     return engine
 
 
-def configure_sqlite(engine: Engine) -> None:
-    """WAL, foreign keys and SQLAlchemy-issued BEGIN on every connection of this engine."""
+def configure_sqlite(engine: Engine, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> None:
+    """WAL, foreign keys, how long to wait for another writer, and SQLAlchemy-issued BEGIN
+    on every connection of this engine."""
 
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection, _record) -> None:  # noqa: ANN001
@@ -37,30 +39,18 @@ def configure_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def on_begin(connection) -> None:  # noqa: ANN001
-        connection.exec_driver_sql("BEGIN")
-
-
-class _NoLock:
-    async def __aenter__(self) -> None:
-        return None
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-
-def write_lock_for(bind: AsyncEngine | AsyncConnection):  # noqa: ANN201
-    """SQLite takes one writer at a time; queueing writers here instead of in its busy
-    handler (which sleeps and retries) keeps the slowest requests from waiting seconds."""
-    if bind.dialect.name == "sqlite":
-        return asyncio.Lock()
-    return _NoLock()
+        # A write transaction takes SQLite's write lock up front, waiting for it in the busy
+        # handler. A deferred one that read first cannot wait: once another writer has committed
+        # since its read, its first write fails at once with "database is locked".
+        immediate = connection.get_execution_options().get(BEGIN_IMMEDIATE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 def create_session_factory(bind: AsyncEngine | AsyncConnection) -> async_sessionmaker[AsyncSession]:

@@ -10,12 +10,14 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.mfa_tables import MfaRecoveryCodeRow, UserMfaRow
+from adapters.db.writer import SqlWriter
 from application.mfa_ports import MfaEnrolment, RecoveryCodeRecord
 
 
 class SqlMfaStore:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], writer: SqlWriter) -> None:
         self._sessions = sessions
+        self._writer = writer  # every write takes the one writer's turn (adapters/db/writer.py)
 
     async def enrolment(self, user_id: str) -> MfaEnrolment | None:
         async with self._sessions() as session:
@@ -38,7 +40,7 @@ class SqlMfaStore:
         return bool(enabled)
 
     async def start_enrolment(self, user_id: str, sealed_secret: str, at: datetime) -> None:
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             # Only an unconfirmed enrolment is replaced; an enabled one stays as it is.
             await session.execute(
                 delete(UserMfaRow).where(UserMfaRow.user_id == user_id, UserMfaRow.enabled.is_(False))
@@ -48,7 +50,7 @@ class SqlMfaStore:
             await session.commit()
 
     async def enable(self, user_id: str, step: int, recovery_code_hashes: list[str], at: datetime) -> bool:
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             result = await session.execute(
                 update(UserMfaRow)
                 .where(UserMfaRow.user_id == user_id, UserMfaRow.enabled.is_(False))
@@ -65,7 +67,7 @@ class SqlMfaStore:
         return True
 
     async def use_step(self, user_id: str, step: int) -> bool:
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             result = await session.execute(
                 update(UserMfaRow)
                 .where(
@@ -78,7 +80,7 @@ class SqlMfaStore:
         return result.rowcount == 1
 
     async def use_recovery_code(self, code_id: str, at: datetime) -> bool:
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             result = await session.execute(
                 update(MfaRecoveryCodeRow)
                 .where(MfaRecoveryCodeRow.id == code_id, MfaRecoveryCodeRow.used_at.is_(None))
@@ -88,14 +90,14 @@ class SqlMfaStore:
         return result.rowcount == 1
 
     async def set_challenge(self, user_id: str, challenge_hash: str) -> None:
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             await session.execute(
                 update(UserMfaRow).where(UserMfaRow.user_id == user_id).values(pending_challenge=challenge_hash)
             )
             await session.commit()
 
     async def take_challenge(self, user_id: str, challenge_hash: str) -> bool:
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             result = await session.execute(
                 update(UserMfaRow)
                 .where(UserMfaRow.user_id == user_id, UserMfaRow.pending_challenge == challenge_hash)
@@ -105,7 +107,7 @@ class SqlMfaStore:
         return result.rowcount == 1
 
     async def remove(self, user_id: str) -> None:
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             await session.execute(delete(MfaRecoveryCodeRow).where(MfaRecoveryCodeRow.user_id == user_id))
             await session.execute(delete(UserMfaRow).where(UserMfaRow.user_id == user_id))
             await session.commit()

@@ -11,7 +11,8 @@ from sqlalchemy import and_, bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import MonthlyUsageRow, SearchRow
-from adapters.db.engine import upsert_insert, write_lock_for
+from adapters.db.engine import upsert_insert
+from adapters.db.writer import SqlWriter
 from application.lookup_ports import StoredSearch
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -90,20 +91,20 @@ def _stored(row: SearchRow) -> StoredSearch:
 
 
 class SqlSearchStore:
-    def __init__(self, sessions: Sessions) -> None:
+    def __init__(self, sessions: Sessions, writer: SqlWriter) -> None:
         self._sessions = sessions
-        self._write_lock = write_lock_for(sessions.kw["bind"])
+        self._writer = writer
 
     def close(self) -> None:
         """Nothing of its own to release: the engine is disposed by its owner."""
 
     async def add(self, search: StoredSearch) -> None:
-        async with self._write_lock, self._sessions() as session:
+        async with self._writer.session() as session:
             await session.execute(INSERT_SEARCH, search_row(search))
             await session.commit()
 
     async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
-        async with self._write_lock, self._sessions() as session:
+        async with self._writer.session() as session:
             if not await charge_one(session, search.user_id, month, limit):
                 await session.rollback()
                 return False
@@ -149,20 +150,18 @@ class SqlSearchStore:
 
 
 class SqlQuotaLedger:
-    def __init__(self, sessions: Sessions) -> None:
-        self._sessions = sessions
+    def __init__(self, writer: SqlWriter) -> None:
+        self._writer = writer
 
     async def reserve(self, user_id: str, month: str, limit: int | None) -> bool:
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             granted = await charge_one(session, user_id, month, limit)
             await session.commit()
         return granted
 
     async def release(self, user_id: str, month: str) -> None:
-        async with self._sessions() as session:
-            await session.execute(
-                update(MonthlyUsageRow)
-                .where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month, MonthlyUsageRow.used > 0)
-                .values(used=MonthlyUsageRow.used - 1)
-            )
-            await session.commit()
+        await self._writer.execute(
+            update(MonthlyUsageRow)
+            .where(MonthlyUsageRow.user_id == user_id, MonthlyUsageRow.month == month, MonthlyUsageRow.used > 0)
+            .values(used=MonthlyUsageRow.used - 1)
+        )

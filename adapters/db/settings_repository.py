@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.engine import upsert_insert
 from adapters.db.settings_tables import SETTINGS_ROW_ID, SystemSettingsRow
+from adapters.db.writer import SqlWriter
 from application.ports import Clock
 from domain.system_settings import SystemSettings
 
@@ -21,11 +22,13 @@ class SqlSystemSettingsStore:
     def __init__(
         self,
         sessions: async_sessionmaker[AsyncSession],
+        writer: SqlWriter,
         defaults: SystemSettings,
         clock: Clock,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._sessions = sessions
+        self._writer = writer
         self._defaults = defaults  # until an administrator saves, from the environment
         self._clock = clock
         self._monotonic = monotonic
@@ -50,7 +53,7 @@ class SqlSystemSettingsStore:
             "updated_at": self._clock.now(),
             "updated_by": saved_by,
         }
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             statement = upsert_insert(session.bind.dialect.name, SystemSettingsRow).values(id=SETTINGS_ROW_ID, **values)
             await session.execute(statement.on_conflict_do_update(index_elements=["id"], set_=values))
             await session.commit()

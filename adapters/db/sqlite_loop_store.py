@@ -3,8 +3,9 @@
 aiosqlite runs every statement in a worker thread, and each hop there and back costs about
 0.4 ms on a 2-core machine: five of them made the write four fifths of a lookup. A plain sqlite3
 connection does the same charge-and-insert in a fraction of a millisecond, which blocks the loop
-for less than the hops did; SQLite admits one writer at a time anyway. Everything else keeps the
-async engine."""
+for less than the hops did. The write takes the process's one write turn like every other writer,
+and never waits on the loop's thread: when another process holds SQLite's write lock it goes the
+async way, where busy_timeout waits in aiosqlite's thread. Everything else keeps the async engine."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from datetime import datetime
 
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
-from adapters.db.engine import SQLITE_BUSY_TIMEOUT_MS, configure_sqlite
+from adapters.db.engine import BEGIN_IMMEDIATE, configure_sqlite
 from adapters.db.search_repositories import (
     Sessions,
     SqlSearchStore,
@@ -25,18 +27,36 @@ from adapters.db.search_repositories import (
     charge_statement,
     search_row,
 )
+from adapters.db.writer import SqlWriter, is_database_locked
 from application.lookup_ports import StoredSearch
+
+# Blocking the event loop for longer than this would stall every other request; reads in WAL
+# mode practically never wait, and a write that would is handed to the async engine.
+LOOP_BUSY_TIMEOUT_MS = 10
 
 
 class SqliteLoopSearchStore(SqlSearchStore):
-    def __init__(self, sessions: Sessions, database_url: str) -> None:
-        super().__init__(sessions)
+    def __init__(self, sessions: Sessions, writer: SqlWriter, database_url: str) -> None:
+        super().__init__(sessions, writer)
         url = make_url(database_url).set(drivername="sqlite")  # the synchronous pysqlite driver
-        self._sync = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
-        configure_sqlite(self._sync)
+        self._sync = create_engine(url, connect_args={"timeout": LOOP_BUSY_TIMEOUT_MS / 1000})
+        configure_sqlite(self._sync, busy_timeout_ms=LOOP_BUSY_TIMEOUT_MS)
 
     async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
-        with self._sync.connect() as connection, connection.begin() as transaction:
+        async with self._writer.turn():
+            try:
+                return self._add_charged_on_loop(search, month, limit)
+            except OperationalError as error:
+                if not is_database_locked(error):
+                    raise
+        # Another process is writing: wait for it off the loop.
+        return await super().add_charged(search, month, limit)
+
+    def _add_charged_on_loop(self, search: StoredSearch, month: str, limit: int | None) -> bool:
+        with (
+            self._sync.connect().execution_options(**{BEGIN_IMMEDIATE: True}) as connection,
+            connection.begin() as transaction,
+        ):
             charge = charge_statement("sqlite", limit is not None)
             if connection.execute(charge, charge_parameters(search.user_id, month, limit)).first() is None:
                 transaction.rollback()

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.engine import upsert_insert
 from adapters.db.throttle_tables import ThrottleCounterRow
+from adapters.db.writer import SqlWriter
 from application.ports import Clock
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt
 
@@ -20,14 +21,15 @@ def hashed_key(key: str) -> str:
 
 
 class SqlAttemptThrottle:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], writer: SqlWriter, clock: Clock) -> None:
         self._sessions = sessions
+        self._writer = writer
         self._clock = clock
 
     async def attempt(self, key: str, rule: ThrottleRule) -> float:
         now = self._clock.now().timestamp()
         row = ThrottleCounterRow.__table__.c
-        async with self._sessions() as session:
+        async with self._writer.session() as session:
             insert = upsert_insert(session.bind.dialect.name, ThrottleCounterRow).values(
                 key=hashed_key(key), attempts=1, last_attempt_at=now
             )
@@ -58,18 +60,14 @@ class SqlAttemptThrottle:
         return max(wait, 1.0)
 
     async def refund(self, key: str) -> None:
-        async with self._sessions() as session:
-            await session.execute(
-                update(ThrottleCounterRow)
-                .where(ThrottleCounterRow.key == hashed_key(key), ThrottleCounterRow.attempts > 0)
-                .values(attempts=ThrottleCounterRow.attempts - 1)
-            )
-            await session.commit()
+        await self._writer.execute(
+            update(ThrottleCounterRow)
+            .where(ThrottleCounterRow.key == hashed_key(key), ThrottleCounterRow.attempts > 0)
+            .values(attempts=ThrottleCounterRow.attempts - 1)
+        )
 
     async def clear(self, key: str) -> None:
-        async with self._sessions() as session:
-            await session.execute(delete(ThrottleCounterRow).where(ThrottleCounterRow.key == hashed_key(key)))
-            await session.commit()
+        await self._writer.execute(delete(ThrottleCounterRow).where(ThrottleCounterRow.key == hashed_key(key)))
 
 
 def _wait_after(attempts, rule: ThrottleRule):  # noqa: ANN001, ANN202

@@ -8,18 +8,20 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import OutboxMailRow
+from adapters.db.writer import SqlWriter
 from application.ports import Clock, OutgoingMail
 
 log = logging.getLogger("perilscope.mail")
 
 
 class OutboxMailer:
-    def __init__(self, session_factory: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+    def __init__(self, session_factory: async_sessionmaker[AsyncSession], writer: SqlWriter, clock: Clock) -> None:
         self._session_factory = session_factory
+        self._writer = writer
         self._clock = clock
 
     async def send(self, mail: OutgoingMail) -> None:
-        async with self._session_factory() as session:
+        async with self._writer.session() as session:
             session.add(
                 OutboxMailRow(to_address=mail.to, subject=mail.subject, body=mail.body, created_at=self._clock.now())
             )

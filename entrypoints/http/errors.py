@@ -21,6 +21,7 @@ from application.errors import (
     NotFound,
     ProviderUnavailable,
     QuotaExceeded,
+    ServiceBusy,
     StorageFull,
     TooManyRequests,
 )
@@ -40,6 +41,7 @@ STATUS_BY_ERROR: dict[type[ApplicationError], int] = {
     QuotaExceeded: 429,
     TooManyRequests: 429,
     ProviderUnavailable: 503,
+    ServiceBusy: 503,
 }
 
 # Litestar's own exceptions (routing, body size, methods) carry only a status.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 
+import pytest
 from dependency_injector import providers
 from httpx import AsyncClient
 
@@ -188,3 +190,55 @@ async def test_a_failed_upload_leaves_no_uploaded_address_in_the_logs(
     assert "sqlalchemy.exc.StatementError" in logged and "failing_add_upload" in logged  # where, still said
     for uploaded in ("701 5th Ave", "Biscayne", "Nowhere", "98104"):
         assert uploaded not in logged
+# Unique addresses, so every row is answered rather than reused.
+MANY_ROWS_CSV = "Street Address,City,State,Zip,Country\n" + "".join(
+    f"{number} 5th Ave,Seattle,WA,98104,US\n" for number in range(100, 160)
+)
+
+
+class _TurnCounter:
+    """Another task on the event loop, counting its turns; the batch notes the count at each row."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+        self.at_each_row: list[int] = []
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(0)
+            self.turns += 1
+
+    def wrap(self, answer):  # noqa: ANN001, ANN201
+        async def answer_noting_turns(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            self.at_each_row.append(self.turns)
+            return await answer(*args, **kwargs)
+
+        return answer_noting_turns
+
+
+@pytest.mark.parametrize("flow", ["job", "search_now"])
+async def test_a_batch_gives_the_event_loop_back_between_rows(
+    client: AsyncClient, container: Container, monkeypatch: pytest.MonkeyPatch, flow: str
+) -> None:
+    container.batch.add_kwargs(slice_seconds=0.0)  # every row uses up its slice
+    user = await sign_up_and_log_in(client, f"{flow}@example.com")
+    file_id = (await _upload(client, user["headers"], MANY_ROWS_CSV)).json()["file_id"]
+    counter = _TurnCounter()
+    lookup = container.lookup()
+    monkeypatch.setattr(lookup, "answer", counter.wrap(lookup.answer))
+    other_task = asyncio.create_task(counter.run())
+    try:
+        if flow == "job":
+            started = await client.post("/api/batch-jobs", json={"file_id": file_id}, headers=user["headers"])
+            await container.job_queue().drain()
+            job = (await client.get(f"/api/batch-jobs/{started.json()['job']['id']}", headers=user["headers"])).json()
+            assert job["job"]["status"] == "done"
+        else:
+            searched = await client.post("/api/search", json={"file_id": file_id}, headers=user["headers"])
+            assert len(searched.json()["data"]) == 60
+    finally:
+        other_task.cancel()
+
+    assert len(counter.at_each_row) == 60
+    # Between any two rows the other task ran: the batch never held the loop for two rows in a row.
+    assert all(later > earlier for earlier, later in zip(counter.at_each_row, counter.at_each_row[1:]))

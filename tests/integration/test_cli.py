@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from adapters.clock import SystemClock
 from adapters.db.engine import create_engine, create_session_factory
+from adapters.db.writer import SqlWriter
 from adapters.mail.outbox import OutboxMailer
 from application.ports import OutgoingMail
 from entrypoints.cli import main
@@ -68,7 +69,8 @@ async def send_to_outbox(url: str) -> None:
     try:
         body = "Open this link:\nhttps://x/reset?token=t1"
         mail = OutgoingMail("ann@example.com", "Reset your PerilScope password", body)
-        await OutboxMailer(create_session_factory(engine), SystemClock()).send(mail)
+        sessions = create_session_factory(engine)
+        await OutboxMailer(sessions, SqlWriter(sessions), SystemClock()).send(mail)
     finally:
         await engine.dispose()
 

@@ -104,7 +104,7 @@ async def test_container_picks_smtp_by_setting(container: Container) -> None:
 
 
 async def test_outbox_mailer_stores_the_message(container: Container) -> None:
-    mailer = OutboxMailer(container.session_factory(), SystemClock())
+    mailer = OutboxMailer(container.session_factory(), container.writer(), SystemClock())
     await mailer.send(MAIL)
     async with container.session_factory()() as session:
         row = await session.scalar(select(OutboxMailRow).where(OutboxMailRow.to_address == MAIL.to))

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import delete, insert
 
+from adapters.db.writer import SqlWriter
 from adapters.db.account_tables import UserRow
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.mfa_repository import SqlMfaStore
@@ -25,7 +26,8 @@ async def test_each_factor_is_used_once_under_concurrency(migrated_database_url:
             await connection.execute(
                 insert(UserRow).values(id=user_id, email=f"{user_id}@example.com", role="user", created_at=now)
             )
-        store = SqlMfaStore(create_session_factory(engine))
+        sessions = create_session_factory(engine)
+        store = SqlMfaStore(sessions, SqlWriter(sessions))
         await store.start_enrolment(user_id, "v1:sealed", now)
         enabled = await asyncio.gather(*(store.enable(user_id, 100, ["h1", "h2"], now) for _ in range(5)))
         assert enabled.count(True) == 1

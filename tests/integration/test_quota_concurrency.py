@@ -11,6 +11,7 @@ from sqlalchemy import delete, insert, select
 from adapters.db.account_tables import MonthlyUsageRow, UserRow
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.search_repositories import SqlQuotaLedger
+from adapters.db.writer import SqlWriter
 
 
 async def test_fifty_concurrent_reservations_with_one_left_grant_one(migrated_database_url: str) -> None:
@@ -26,7 +27,7 @@ async def test_fifty_concurrent_reservations_with_one_left_grant_one(migrated_da
                 )
             )
             await connection.execute(insert(MonthlyUsageRow).values(user_id=user_id, month=month, used=9))
-        ledger = SqlQuotaLedger(create_session_factory(engine))
+        ledger = SqlQuotaLedger(SqlWriter(create_session_factory(engine)))
 
         grants = await asyncio.gather(*(ledger.reserve(user_id, month, limit=10) for _ in range(50)))
 

@@ -12,6 +12,7 @@ from sqlalchemy import insert
 from adapters.db.account_tables import MonthlyUsageRow, UserRow
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
+from adapters.db.writer import SqlWriter
 from application.lookup_ports import StoredSearch
 from entrypoints.migrate import upgrade_to_head
 
@@ -35,7 +36,8 @@ async def test_charges_and_stores_atomically_and_the_async_side_reads_it(tmp_pat
     url = f"sqlite+aiosqlite:///{tmp_path / 'loop.db'}"
     await asyncio.to_thread(upgrade_to_head, url)
     engine = create_engine(url)
-    store = SqliteLoopSearchStore(create_session_factory(engine), url)
+    sessions = create_session_factory(engine)
+    store = SqliteLoopSearchStore(sessions, SqlWriter(sessions), url)
     try:
         async with engine.begin() as connection:
             await connection.execute(insert(UserRow).values(id="u1", email="u1@example.com", role="user", created_at=datetime.now(UTC)))
@@ -61,7 +63,7 @@ async def test_writes_interleave_with_the_async_engine(tmp_path: Path) -> None:
     await asyncio.to_thread(upgrade_to_head, url)
     engine = create_engine(url)
     sessions = create_session_factory(engine)
-    store = SqliteLoopSearchStore(sessions, url)
+    store = SqliteLoopSearchStore(sessions, SqlWriter(sessions), url)
     try:
         async with engine.begin() as connection:
             await connection.execute(insert(UserRow).values(id="u2", email="u2@example.com", role="user", created_at=datetime.now(UTC)))

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.throttle import SqlAttemptThrottle
+from adapters.db.writer import SqlWriter
 from adapters.security.redis_throttle import RedisAttemptThrottle, redis_client
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt, refunded
 from tests.conftest import IN_CI
@@ -28,7 +29,8 @@ async def database_throttle(migrated_database_url: str):  # noqa: ANN201
     # Its own engine and real commits: the rolled-back test transaction would serialise everything.
     engine = create_engine(migrated_database_url, pool_size=20, max_overflow=40)
     clock = FakeClock()
-    yield SqlAttemptThrottle(create_session_factory(engine), clock), clock
+    sessions = create_session_factory(engine)
+    yield SqlAttemptThrottle(sessions, SqlWriter(sessions), clock), clock
     await engine.dispose()
 
 

@@ -8,7 +8,17 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.export import EXPORT_COLUMNS, FORMULA_TRIGGERS, export_rows, group_rows, safe_cell, to_csv
+from domain.export import (
+    EXPORT_COLUMNS,
+    FORMULA_TRIGGERS,
+    export_header,
+    export_rows,
+    group_rows,
+    result_rows,
+    rows_csv,
+    safe_cell,
+    to_csv,
+)
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
 
@@ -48,3 +58,9 @@ def test_export_then_regroup_gives_back_the_groups(results: list[dict]) -> None:
 def test_rows_before_any_group_are_dropped_and_counted() -> None:
     groups, dropped = group_rows([{"address": "", "name": "x"}, {"address": "1 Main St", "name": "a"}, {"address": "", "name": "b"}])
     assert dropped == 1 and len(groups) == 1 and len(groups[0]["rows"]) == 2
+
+
+@given(st.lists(result, max_size=6))
+def test_an_export_written_answer_by_answer_is_the_export_written_at_once(results: list[dict]) -> None:
+    # A batch job keeps each answer as its lines and joins them at the end.
+    assert export_header() + "".join(rows_csv(result_rows(r)) for r in results) == to_csv(export_rows(results))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import msgspec
-from litestar import Request, Response, delete, get, post
+from litestar import MediaType, Request, Response, delete, get, post
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath, JSONBody, MultipartBody
+from litestar.response import Stream
 
 from application.batch import BatchJob, BatchService, ExportFile, eta_seconds
+from application.time_slices import TimeSlices
 from domain.batch_input import MAX_UPLOAD_BYTES
 from entrypoints.http.dependencies import Claims, container_of, requires_sign_in
 from entrypoints.http.control_characters import MULTILINE_FIELDS
@@ -146,6 +149,9 @@ class LegacyDataBody(msgspec.Struct):
     data: list[dict[str, Any]]
 
 
+STREAM_CHUNK_BYTES = 256 * 1024
+
+
 @post(
     "/api/search",
     tags=["batch"],
@@ -153,8 +159,25 @@ class LegacyDataBody(msgspec.Struct):
     summary="SPEC §7: answer every row of an upload now",
     **signed_in(JSON_BODY, 404, 429, 503),
 )
-async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacySearchBody]) -> dict[str, Any]:
-    return {"status": "success", "data": await _batch(request).search_now(claims, data.file_id)}
+async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacySearchBody]) -> Stream:
+    results = await _batch(request).search_now(claims, data.file_id)
+    return Stream(_success_with_data(results), media_type=MediaType.JSON)
+
+
+async def _success_with_data(results: Iterable[dict[str, Any]]) -> AsyncIterator[bytes]:
+    """{"status": "success", "data": results} in pieces: 100,000 answers are tens of MB of JSON,
+    which encoded (and compressed) in one go would hold the event loop for most of a second."""
+    chunk = bytearray(b'{"status":"success","data":[')
+    separator = b""
+    async for result in TimeSlices().each(results):
+        chunk += separator
+        chunk += msgspec.json.encode(result)
+        separator = b","
+        if len(chunk) >= STREAM_CHUNK_BYTES:
+            yield bytes(chunk)
+            chunk.clear()
+    chunk += b"]}"
+    yield bytes(chunk)
 
 
 @post(
