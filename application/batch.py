@@ -20,12 +20,15 @@ from application.errors import NotFound
 from application.lookup import BATCH, LookupService
 from application.lookup_ports import SearchStore, StoredSearch
 from application.ports import AccessClaims, Clock
+from application.search_quota import MonthlyCharge
 from application.time_slices import SLICE_SECONDS, TimeSlices
 from domain.address import building_key
 from domain.batch_input import AddressRow, iter_batch_csv
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
+from domain.lookup_result import LookupResult, not_located
 from domain.occupancy import ParsedAddress
 
+ROW_NOT_READ = "This row could not be read as a street and a 5-digit ZIP code, so it was not located."
 PROGRESS_EVERY_ROWS = 500
 COMPUTED, CLIENT = "computed", "client"  # where an export's rows came from
 # Rows a caller sent to POST /api/export are stored as given, unchecked: the name says so, because
@@ -81,9 +84,9 @@ class ExportFile:
 
 @dataclass(frozen=True, slots=True)
 class BatchCharge:
-    """What starting a batch took: one search of `search_month`, and its rows."""
+    """What starting a batch took: one search of the month, and its rows."""
 
-    search_month: str
+    search: MonthlyCharge
     rows: RowReservation
 
 
@@ -163,7 +166,7 @@ class BatchService:
     # --- upload and start ---------------------------------------------------------
 
     async def upload(self, caller: AccessClaims, filename: str, content: bytes) -> UploadedFile:
-        await self._lookup.admit(caller)
+        await self._lookup.quota.admit(caller)
         rows = await self._slices().collect(iter_batch_csv(filename, content))  # UploadError says what is wrong
         upload = UploadedFile(
             id=str(uuid.uuid4()),
@@ -179,16 +182,16 @@ class BatchService:
 
     async def _charge(self, caller: AccessClaims, upload: UploadedFile) -> BatchCharge:
         """One search of the month, and the upload's rows from the monthly batch row allowance."""
-        month = await self._lookup.charge(caller)
+        search = await self._lookup.quota.reserve(caller)
         try:
             rows = await self._allowance.reserve_rows(caller, upload.row_count)
         except BaseException:
-            await self._lookup.release(caller.user_id, month)
+            await self._lookup.quota.release(search)
             raise
-        return BatchCharge(month, rows)
+        return BatchCharge(search, rows)
 
     async def _refund(self, caller: AccessClaims, charge: BatchCharge) -> None:
-        await self._lookup.release(caller.user_id, charge.search_month)
+        await self._lookup.quota.release(charge.search)
         await self._allowance.release(charge.rows)
 
     async def start(self, caller: AccessClaims, file_id: str) -> BatchJob:
@@ -266,18 +269,18 @@ class BatchService:
                 last_report = time.monotonic()
         return lines
 
-    async def _answer(self, row: AddressRow) -> dict[str, Any]:
+    async def _answer(self, row: AddressRow) -> LookupResult:
         # The CSV already separates the parts, so the building key comes straight from them.
         key = building_key(row.street, row.zip)
         if key is None:
-            return {"address": f"{row.one_line}\nNote: could not read a street and 5-digit ZIP", "occupants": []}
+            return not_located(row.one_line, ROW_NOT_READ, self._clock.now().isoformat(), str(uuid.uuid4()))
         address = ParsedAddress(street=row.street, city=row.city or None, state=row.state or None,
                                 zip5=key.zip5, unit=None, key=key)
         return await self._lookup.answer(address, query=row.one_line)
 
     # --- SPEC §7's three-call flow (search, match, export), kept for older clients ----------
 
-    async def search_now(self, caller: AccessClaims, file_id: str) -> list[dict[str, Any]]:
+    async def search_now(self, caller: AccessClaims, file_id: str) -> list[LookupResult]:
         """Answer every row of an upload in this request (one search against the quota)."""
         upload = await self._store.upload(caller.user_id, file_id)
         if upload is None:
@@ -286,10 +289,10 @@ class BatchService:
         slices = self._slices()
         try:
             rows = await slices.collect(iter_batch_csv("upload.csv", upload.content.encode()))
-            results = [_export_fields(await self._answer(row)) async for row in slices.each(rows)]
+            results = [await self._answer(row) async for row in slices.each(rows)]
             await self._searches.add(
                 StoredSearch(id=str(uuid.uuid4()), user_id=caller.user_id, kind=BATCH, address=upload.name,
-                             occupant_count=sum(len(r["occupants"] or []) for r in results), result=None,
+                             occupant_count=sum(len(r.occupants) for r in results), result=None,
                              created_at=self._clock.now())
             )
         except BaseException:
@@ -334,14 +337,6 @@ class BatchService:
         for job_id in job_ids:
             await self.queue.enqueue(job_id)
         return job_ids
-
-
-EXPORT_FIELDS = ("address", "occupants", "Total_Score", "Top3_Scores_Combined")
-
-
-def _export_fields(result: dict[str, Any]) -> dict[str, Any]:
-    """Only what the export needs: a 100,000-row search keeps every answer until it answers."""
-    return {field: result.get(field) for field in EXPORT_FIELDS}
 
 
 def _is_utf8(content: bytes) -> bool:

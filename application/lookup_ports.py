@@ -9,6 +9,7 @@ from typing import Protocol
 
 from domain.address import BuildingKey
 from domain.county_choice import CountyChoice
+from domain.lookup_result import DatasetVersion, LookupResult
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import PerilScores
 
@@ -34,13 +35,6 @@ class PerilScoresSource(Protocol):
     async def for_county(self, county_fips: str) -> CountyPerils | None:
         """None for a county the loaded data does not score at all."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class DatasetVersion:
-    dataset: str
-    version: str | None
-    as_of: str | None  # the date of the data itself (release or snapshot)
 
 
 class DataCatalogue(Protocol):
@@ -103,7 +97,7 @@ class StoredSearch:
     kind: str
     address: str
     occupant_count: int
-    result: dict | None
+    result: LookupResult | dict | None  # dict: stored before answers were typed, shown as stored
     created_at: datetime
     building_key: str | None = None  # the normalised address, for search caching
 
@@ -115,7 +109,7 @@ class SearchStore(Protocol):
         False (and nothing stored) when the limit is used up."""
         ...
     async def used(self, user_id: str, month: str) -> int: ...
-    async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
+    async def latest_answer(self, building_key: str, since: datetime) -> LookupResult | None:
         """The newest stored single-lookup answer for this building since then, anyone's: the
         answer is public data, and the caller gets a copy under its own search id."""
         ...

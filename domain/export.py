@@ -8,6 +8,9 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from domain.lookup_result import LookupResult, address_text
+from domain.occupancy import UNKNOWN
+
 EXPORT_COLUMNS = (
     "address", "name", "vicinity", "types", "lat", "lng", "business_status",
     "Total_Score", "Top3_Scores_Combined", "naics_code",
@@ -22,26 +25,54 @@ def safe_cell(value: Any) -> Any:
     return value
 
 
-def result_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """One address group: the first row carries the address text, occupant rows follow with it empty."""
-    occupants = result.get("occupants") or [{}]
+def result_rows(result: LookupResult) -> list[dict[str, Any]]:
+    """One address group: the first row carries the address text, occupant rows follow with it
+    empty. Unknown stays empty, never 0: a 0 score reads as 'no risk' and 0,0 as a place. An
+    occupant without its own coordinates gets the answer's point (building, geocoder or ZIP
+    centre), whose kind the detailed export names."""
+    point = result.location.point
+    scores = result.perils
     rows = []
-    for index, occupant in enumerate(occupants):
+    for index, occupant in enumerate(result.occupants or (None,)):
+        lat = occupant.lat if occupant and occupant.lat is not None else (point.lat if point else None)
+        lng = occupant.lng if occupant and occupant.lng is not None else (point.lng if point else None)
         rows.append(
             {
-                "address": result.get("address", "") if index == 0 else "",
-                "name": occupant.get("name", "NA"),
-                "vicinity": occupant.get("vicinity", "NA"),
-                "types": ",".join(occupant.get("types") or []) or "NA",
-                "lat": occupant.get("lat") if occupant.get("lat") is not None else 0,
-                "lng": occupant.get("lng") if occupant.get("lng") is not None else 0,
-                "business_status": occupant.get("business_status", "NA"),
-                "Total_Score": result.get("Total_Score") if result.get("Total_Score") is not None else 0,
-                "Top3_Scores_Combined": result.get("Top3_Scores_Combined") or "",
-                "naics_code": occupant.get("naics_code") or "N/A",
+                "address": address_text(result) if index == 0 else "",
+                "name": (occupant.name if occupant else None) or UNKNOWN,
+                "vicinity": (occupant.vicinity if occupant else None) or UNKNOWN,
+                "types": ",".join(occupant.types) if occupant and occupant.types else UNKNOWN,
+                "lat": lat,
+                "lng": lng,
+                "business_status": (occupant.business_status if occupant else None) or UNKNOWN,
+                "Total_Score": scores.total if scores else None,
+                "Top3_Scores_Combined": scores.top3_combined() if scores else "",
+                "naics_code": (occupant.naics_code if occupant else None) or "N/A",
             }
         )
     return rows
+
+
+def client_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """An address group from an answer a client sent (SPEC §7's POST /api/export) or one stored
+    before answers were typed: as given, with SPEC's defaults for missing text and nothing
+    made up for missing numbers."""
+    occupants = result.get("occupants") or [{}]
+    return [
+        {
+            "address": result.get("address", "") if index == 0 else "",
+            "name": occupant.get("name", UNKNOWN),
+            "vicinity": occupant.get("vicinity", UNKNOWN),
+            "types": ",".join(occupant.get("types") or []) or UNKNOWN,
+            "lat": occupant.get("lat"),
+            "lng": occupant.get("lng"),
+            "business_status": occupant.get("business_status", UNKNOWN),
+            "Total_Score": result.get("Total_Score"),
+            "Top3_Scores_Combined": result.get("Top3_Scores_Combined") or "",
+            "naics_code": occupant.get("naics_code") or "N/A",
+        }
+        for index, occupant in enumerate(occupants)
+    ]
 
 
 def to_csv(rows: Iterable[dict[str, Any]]) -> str:
@@ -69,10 +100,10 @@ def _csv_writer() -> tuple[io.StringIO, csv.DictWriter]:
     return buffer, csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\r\n")
 
 
-def export_rows(results: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def export_rows(results: Iterable[LookupResult | dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """Every result's address group in turn (a batch export)."""
     for result in results:
-        yield from result_rows(result)
+        yield from client_rows(result) if isinstance(result, dict) else result_rows(result)
 
 
 def group_rows(rows: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from domain.address import format_address_text
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import PerilScores
 
@@ -41,6 +42,13 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class DatasetVersion:
+    dataset: str
+    version: str | None
+    as_of: str | None  # the date of the data itself (release or snapshot)
+
+
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """Where each part of the answer came from."""
 
@@ -50,6 +58,7 @@ class Provenance:
     perils: str | None
     property_records: str | None
     scored_at: str  # ISO 8601
+    datasets: tuple[DatasetVersion, ...] = ()
     from_cache: bool = False
     cache_max_age_hours: int | None = None
 
@@ -58,9 +67,36 @@ class Provenance:
 class LookupResult:
     search_id: str
     query: str
-    address: ParsedAddress
+    address: ParsedAddress | None  # None: the input could not be read as an address (a batch row)
     location: Location
     perils: PerilScores | None  # None: the county is unknown or not scored
     building: Building | None
+    provenance: Provenance
     occupants: tuple[Occupant, ...] = field(default_factory=tuple)
-    provenance: Provenance | None = None
+
+
+def address_text(result: LookupResult) -> str:
+    """SPEC §3's address text: the address line, 'Year Built', then the building's facts as
+    'Key: value' lines. Vacancies and rent are unknown in every open source we have."""
+    building = result.building
+    details = building.details() if building else []
+    details += [("Total Space Available", "Unknown"), ("Rental Rate", "Unknown")]
+    if result.address is None:
+        details.append(("Note", "could not read a street and 5-digit ZIP"))
+    line = result.address.one_line if result.address else result.query
+    return format_address_text(line, building.year_built if building else None, details)
+
+
+def not_located(query: str, note: str, scored_at: str, search_id: str) -> LookupResult:
+    """An input row that could not be read as an address: kept in the batch, answered as unknown."""
+    return LookupResult(
+        search_id=search_id,
+        query=query,
+        address=None,
+        location=Location(method="none", county_fips=None, county_name=None, state=None, confidence=None,
+                          low_confidence=False, notes=(note,)),
+        perils=None,
+        building=None,
+        provenance=Provenance(nri_version=None, geocoder="", places="", perils=None, property_records=None,
+                              scored_at=scored_at),
+    )

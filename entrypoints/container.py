@@ -44,6 +44,7 @@ from application.batch_limits import BatchAllowance, BatchLimits
 from application.contact import ContactService
 from application.external_sign_in import ExternalSignIn
 from application.lookup import LookupProviders, LookupService
+from application.search_quota import SearchQuota
 from adapters.address_parser import UsaddressParser
 from adapters.reference_data.memory_index import (
     BuildingRecords,
@@ -249,15 +250,22 @@ class Container(containers.DeclarativeContainer):
         server=providers.Singleton(SqlSearchStore, sessions=session_factory, writer=writer),
     )
     quota_ledger = providers.Singleton(SqlQuotaLedger, writer=writer)
+    search_quota = providers.Singleton(
+        SearchQuota,
+        ledger=quota_ledger,
+        searches=search_store,
+        settings=system_settings,
+        rate_limit=request_rate_limit,
+        roles=user_roles,
+        clock=clock,
+    )
     lookup = providers.Singleton(
         LookupService,
         providers=lookup_providers,
         searches=search_store,
-        quota=quota_ledger,
+        quota=search_quota,
         clock=clock,
         settings=system_settings,
-        rate_limit=request_rate_limit,
-        roles=user_roles,
     )
 
     # --- batch ---------------------------------------------------------------------

@@ -395,6 +395,7 @@ def in_memory_lookup(search_caching: bool = True, monthly_limit: int = 10) -> Lo
     from adapters.address_parser import UsaddressParser
     from adapters.security.attempt_limiter import SlidingWindowLimiter
     from application.rate_limit import RequestRateLimit
+    from application.search_quota import SearchQuota
 
     clock = FakeClock()
     searches = InMemorySearchStore()
@@ -414,13 +415,29 @@ def in_memory_lookup(search_caching: bool = True, monthly_limit: int = 10) -> Lo
         naics=NoNaics(),
         catalogue=NoCatalogue(),
     )
-    service = LookupService(
-        providers=providers,
+    quota = SearchQuota(
+        ledger=InMemoryQuotaLedger(searches),
         searches=searches,
-        quota=InMemoryQuotaLedger(searches),
-        clock=clock,
         settings=settings,
         rate_limit=RequestRateLimit(settings, SlidingWindowLimiter(max_failures=1000, window_seconds=60, clock=clock.monotonic)),
         roles=DictRoles(users),
+        clock=clock,
     )
+    service = LookupService(providers=providers, searches=searches, quota=quota, clock=clock, settings=settings)
     return LookupWorld(service, clock, places, searches, settings, users)
+
+
+def sample_answer(search_id: str = "s1") -> "LookupResult":
+    """A small typed answer for storage tests: one occupant at 701 5th Ave, Seattle."""
+    from domain.address import BuildingKey
+    from domain.lookup_result import Location, LookupResult, Provenance
+
+    address = ParsedAddress("701 5th Ave", "Seattle", "WA", "98104", None, BuildingKey("701 5TH AVE", "98104"))
+    return LookupResult(
+        search_id=search_id, query="701 5th Ave, Seattle, WA 98104", address=address,
+        location=Location("zip", "53033", "King", "WA", 1.0, False, point=GeoPoint(47.6045, -122.3305, "building")),
+        perils=PerilScores(scores={"ERQK": 99.2}, ratings={"ERQK": "Very High"}, total=99.1, total_rating="Very High"),
+        building=None,
+        provenance=Provenance("1.20.0", "embedded", "registry", "NRI", None, "2026-11-23T10:00:00+00:00"),
+        occupants=(Occupant(name="Columbia Center Tenant", vicinity="701 5th Ave", naics_code="531120"),),
+    )

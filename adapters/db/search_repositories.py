@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import functools
-import json
 from datetime import datetime
 
-import msgspec
 from sqlalchemy import and_, bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import MonthlyUsageRow, SearchRow
 from adapters.db.engine import upsert_insert
 from adapters.db.writer import SqlWriter
+from adapters.db.result_codec import decode_result, decode_typed, encode_result
 from application.lookup_ports import StoredSearch
+from domain.lookup_result import LookupResult
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -32,8 +32,8 @@ def search_row(search: StoredSearch) -> dict:
         "address": search.address[:500],
         "building_key": search.building_key,
         "occupant_count": search.occupant_count,
-        # msgspec: the same compact JSON as json.dumps, several times faster for a 20 kB answer.
-        "result_json": msgspec.json.encode(search.result).decode() if search.result is not None else None,
+        # msgspec: compact JSON, several times faster than json.dumps for a 20 kB answer.
+        "result_json": encode_result(search.result),
         "created_at": search.created_at,
     }
 
@@ -84,7 +84,7 @@ def _stored(row: SearchRow) -> StoredSearch:
         kind=row.kind,
         address=row.address,
         occupant_count=row.occupant_count,
-        result=json.loads(row.result_json) if row.result_json else None,
+        result=decode_result(row.result_json),
         created_at=row.created_at,
         building_key=row.building_key,
     )
@@ -117,10 +117,10 @@ class SqlSearchStore:
             used = await session.scalar(USED, {"user_id": user_id, "month": month})
         return used or 0
 
-    async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
+    async def latest_answer(self, building_key: str, since: datetime) -> LookupResult | None:
         async with self._sessions() as session:
             stored = await session.scalar(LATEST_ANSWER, {"building_key": building_key, "since": since})
-        return json.loads(stored) if stored else None
+        return decode_typed(stored)
 
     async def recent(self, user_id: str, limit: int) -> list[StoredSearch]:
         async with self._sessions() as session:

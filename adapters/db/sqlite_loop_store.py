@@ -9,7 +9,6 @@ async way, where busy_timeout waits in aiosqlite's thread. Everything else keeps
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 from sqlalchemy import create_engine
@@ -28,7 +27,9 @@ from adapters.db.search_repositories import (
     search_row,
 )
 from adapters.db.writer import SqlWriter, is_database_locked
+from adapters.db.result_codec import decode_typed
 from application.lookup_ports import StoredSearch
+from domain.lookup_result import LookupResult
 
 # Blocking the event loop for longer than this would stall every other request; reads in WAL
 # mode practically never wait, and a write that would is handed to the async engine.
@@ -68,10 +69,10 @@ class SqliteLoopSearchStore(SqlSearchStore):
         with self._sync.connect() as connection:
             return connection.scalar(USED, {"user_id": user_id, "month": month}) or 0
 
-    async def latest_answer(self, building_key: str, since: datetime) -> dict | None:
+    async def latest_answer(self, building_key: str, since: datetime) -> LookupResult | None:
         with self._sync.connect() as connection:
             stored = connection.scalar(LATEST_ANSWER, {"building_key": building_key, "since": since})
-        return json.loads(stored) if stored else None
+        return decode_typed(stored)
 
     def close(self) -> None:
         self._sync.dispose()

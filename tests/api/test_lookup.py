@@ -204,3 +204,23 @@ async def test_the_receipt_names_each_dataset_with_its_version_and_date(client: 
     datasets = {d["dataset"]: d for d in receipt["datasets"]}
     assert datasets["nri_counties"]["as_of"] == "2025-12" and "v1.20" in datasets["nri_counties"]["version"]
     assert datasets["businesses"]["as_of"] == "2026-08-02" and datasets["buildings"]["as_of"] == "2016"
+
+
+async def test_a_search_stored_before_answers_were_typed_still_shows(client: AsyncClient, container: Container) -> None:
+    from datetime import UTC, datetime
+
+    from application.lookup_ports import StoredSearch
+
+    user = await sign_up_and_log_in(client, "legacy@example.com")
+    legacy = (await _look_up(client, user["headers"], SEATTLE)).json()["result"]
+    for key in ("location",):
+        legacy.pop(key)
+    legacy["receipt"].pop("datasets")
+    legacy["search_id"] = "legacy-1"
+    await container.search_store().add(
+        StoredSearch(id="legacy-1", user_id=user["uid"], kind="single", address=SEATTLE, occupant_count=len(legacy["occupants"]),
+                     result=legacy, created_at=datetime.now(UTC))
+    )
+    shown = (await client.get("/api/search-results/legacy-1", headers=user["headers"])).json()["search"]
+    assert shown["result_data"]["address"] == legacy["address"] and shown["result_data"]["location"] is None
+    assert shown["filtered_results"] == legacy["occupants"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.fakes import sample_answer
+
 import asyncio
 import uuid
 from datetime import UTC, datetime
@@ -26,7 +28,7 @@ def _search(user_id: str) -> StoredSearch:
         kind="single",
         address="701 5th Ave, Seattle, WA 98104",
         occupant_count=1,
-        result={"address": "701 5th Ave", "timestamp": datetime.now(UTC).isoformat()},
+        result=sample_answer(),
         created_at=datetime.now(UTC),
         building_key="701 5TH AVE 98104",
     )
@@ -52,7 +54,8 @@ async def test_charges_and_stores_atomically_and_the_async_side_reads_it(tmp_pat
         # A month's first search creates its row; no limit means no refusal.
         assert await store.add_charged(_search("u1"), "2026-12", limit=None) is True
         assert await store.used("u1", "2026-12") == 1
-        assert len(await store.latest_answer("701 5TH AVE 98104", since=datetime(2026, 1, 1, tzinfo=UTC)) or {}) == 2
+        # The typed answer comes back as it was stored.
+        assert await store.latest_answer("701 5TH AVE 98104", since=datetime(2026, 1, 1, tzinfo=UTC)) == sample_answer()
     finally:
         store.close()
         await engine.dispose()

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from domain.address import BuildingKey
+from domain.lookup_result import Location, LookupResult, Provenance
+from domain.occupancy import GeoPoint, Occupant, ParsedAddress
+from domain.perils import HAZARDS, PerilScores
+
 import csv
 import io
 
@@ -14,6 +19,7 @@ from domain.export import (
     export_header,
     export_rows,
     group_rows,
+    client_rows,
     result_rows,
     rows_csv,
     safe_cell,
@@ -63,4 +69,33 @@ def test_rows_before_any_group_are_dropped_and_counted() -> None:
 @given(st.lists(result, max_size=6))
 def test_an_export_written_answer_by_answer_is_the_export_written_at_once(results: list[dict]) -> None:
     # A batch job keeps each answer as its lines and joins them at the end.
-    assert export_header() + "".join(rows_csv(result_rows(r)) for r in results) == to_csv(export_rows(results))
+    assert export_header() + "".join(rows_csv(client_rows(r)) for r in results) == to_csv(export_rows(results))
+
+
+def _answer(scores: PerilScores | None, point: GeoPoint | None, occupants: tuple[Occupant, ...] = ()) -> LookupResult:
+    address = ParsedAddress("1 Calle Luna", "San Juan", "PR", "00901", None, BuildingKey("1 CALLE LUNA", "00901"))
+    return LookupResult(
+        search_id="s1", query="1 Calle Luna, San Juan, PR 00901", address=address,
+        location=Location("zip", "72127", "San Juan", "PR", 1.0, False, point=point),
+        perils=scores, building=None, occupants=occupants,
+        provenance=Provenance("1.20.0", "embedded", "registry", "NRI", None, "2026-11-23T10:00:00+00:00"),
+    )
+
+
+def test_unknown_scores_and_places_stay_empty_never_zero() -> None:
+    """Puerto Rico's municipios have no NRI scores: the export says nothing, not 0."""
+    unscored = PerilScores(scores={h.code: None for h in HAZARDS}, total=None)
+    [row] = result_rows(_answer(unscored, None))
+    assert row["Total_Score"] is None and row["lat"] is None and row["lng"] is None
+    assert row["name"] == "NA" and row["Top3_Scores_Combined"] == ""
+    parsed = next(csv.DictReader(io.StringIO(to_csv([row]))))
+    assert parsed["Total_Score"] == "" and parsed["lat"] == "" and parsed["lng"] == ""
+
+
+def test_an_occupant_without_coordinates_gets_the_answers_point() -> None:
+    centre = GeoPoint(18.4655, -66.1057, "zip_centroid")
+    shop = Occupant(name="Shop", vicinity="1 Calle Luna")
+    placed = Occupant(name="Bank", vicinity="1 Calle Luna", lat=18.47, lng=-66.1)
+    rows = result_rows(_answer(PerilScores(scores={}, total=41.5), centre, (shop, placed)))
+    assert [(r["lat"], r["lng"]) for r in rows] == [(18.4655, -66.1057), (18.47, -66.1)]
+    assert rows[0]["Total_Score"] == 41.5 and rows[1]["address"] == ""

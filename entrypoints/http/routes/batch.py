@@ -13,6 +13,8 @@ from litestar.response import Stream
 
 from application.batch import BatchJob, BatchService, ExportFile, eta_seconds
 from application.time_slices import TimeSlices
+from domain.lookup_result import LookupResult
+from entrypoints.http.presenters import batch_row_body
 from domain.batch_input import MAX_UPLOAD_BYTES
 from entrypoints.http.dependencies import Claims, container_of, requires_sign_in
 from entrypoints.http.control_characters import MULTILINE_FIELDS
@@ -164,14 +166,14 @@ async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacyS
     return Stream(_success_with_data(results), media_type=MediaType.JSON)
 
 
-async def _success_with_data(results: Iterable[dict[str, Any]]) -> AsyncIterator[bytes]:
+async def _success_with_data(results: Iterable[LookupResult]) -> AsyncIterator[bytes]:
     """{"status": "success", "data": results} in pieces: 100,000 answers are tens of MB of JSON,
     which encoded (and compressed) in one go would hold the event loop for most of a second."""
     chunk = bytearray(b'{"status":"success","data":[')
     separator = b""
     async for result in TimeSlices().each(results):
         chunk += separator
-        chunk += msgspec.json.encode(result)
+        chunk += msgspec.json.encode(batch_row_body(result))
         separator = b","
         if len(chunk) >= STREAM_CHUNK_BYTES:
             yield bytes(chunk)

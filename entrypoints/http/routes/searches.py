@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
+
+import msgspec
 
 from litestar import Request, Response, get
 from litestar.params import FromPath, QueryParameter
@@ -11,23 +13,54 @@ from application.lookup import LookupService
 from application.lookup_ports import StoredSearch
 from entrypoints.http.dependencies import Claims, container_of
 from entrypoints.http.openapi import signed_in
-from domain.export import result_rows, to_csv
+from domain.export import export_rows, to_csv
+from entrypoints.http.presenters import OccupantBody, SearchResultBody, result_body
 
 
 def _lookup(request: Request) -> LookupService:
     return container_of(request).lookup()
 
 
-def search_json(search: StoredSearch) -> dict[str, Any]:
-    result = search.result
-    return {
-        "search_id": search.id,
-        "address": search.address,
-        "timestamp": search.created_at.isoformat(),
-        "total_results": search.occupant_count,
-        "filtered_results": (result or {}).get("occupants", []),
-        "result_data": result,
-    }
+class NearbySearchBody(msgspec.Struct):
+    status: str
+    search_id: str
+    data: list[OccupantBody]  # SPEC §7: the occupants
+    result: SearchResultBody
+
+
+class RecentSearchBody(msgspec.Struct):
+    """SPEC §3 'Recent search record'."""
+
+    search_id: str
+    address: str
+    timestamp: str
+    total_results: int
+    filtered_results: list[OccupantBody]
+    result_data: SearchResultBody | None  # null for a batch
+
+
+class RecentSearchesBody(msgspec.Struct):
+    status: str
+    searches: list[RecentSearchBody]
+
+
+class StoredSearchBody(msgspec.Struct):
+    status: str
+    search: RecentSearchBody
+    previous_id: str | None
+    next_id: str | None
+
+
+def search_body(search: StoredSearch) -> RecentSearchBody:
+    result = result_body(search.result) if search.result is not None else None
+    return RecentSearchBody(
+        search_id=search.id,
+        address=search.address,
+        timestamp=search.created_at.isoformat(),
+        total_results=search.occupant_count,
+        filtered_results=result.occupants if result else [],
+        result_data=result,
+    )
 
 
 @get(
@@ -38,15 +71,16 @@ def search_json(search: StoredSearch) -> dict[str, Any]:
 )
 async def nearby_search(
     request: Request, claims: Claims, address: Annotated[str, QueryParameter(max_length=1000)] = ""
-) -> dict[str, Any]:
-    result = await _lookup(request).look_up(claims, address)
-    return {"status": "success", "search_id": result["search_id"], "data": result["occupants"], "result": result}
+) -> NearbySearchBody:
+    body = result_body(await _lookup(request).look_up(claims, address))
+    assert body is not None  # a fresh answer is always typed
+    return NearbySearchBody(status="success", search_id=body.search_id, data=body.occupants, result=body)
 
 
 @get("/api/recent-searches", tags=["search"], **signed_in())
-async def recent_searches(request: Request, claims: Claims) -> dict[str, Any]:
+async def recent_searches(request: Request, claims: Claims) -> RecentSearchesBody:
     searches = await _lookup(request).recent(claims)
-    return {"status": "success", "searches": [search_json(s) for s in searches]}
+    return RecentSearchesBody(status="success", searches=[search_body(s) for s in searches])
 
 
 @get(
@@ -55,9 +89,9 @@ async def recent_searches(request: Request, claims: Claims) -> dict[str, Any]:
     summary="One of the caller's stored searches",
     **signed_in(400, 404),
 )
-async def search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> dict[str, Any]:
+async def search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> StoredSearchBody:
     search, previous_id, next_id = await _lookup(request).stored(claims, search_id)
-    return {"status": "success", "search": search_json(search), "previous_id": previous_id, "next_id": next_id}
+    return StoredSearchBody(status="success", search=search_body(search), previous_id=previous_id, next_id=next_id)
 
 
 @get(
@@ -68,7 +102,7 @@ async def search_result(request: Request, claims: Claims, search_id: FromPath[st
 )
 async def export_search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> Response[str]:
     search, _previous, _next = await _lookup(request).stored(claims, search_id)
-    body = to_csv(result_rows(search.result or {}))
+    body = to_csv(export_rows([search.result] if search.result is not None else []))
     filename = f"perilscope-search-{search.id[:8]}.csv"
     return Response(
         body, media_type="text/csv; charset=utf-8", headers={"Content-Disposition": f'attachment; filename="{filename}"'}

@@ -1,0 +1,211 @@
+"""JSON of the lookup answer (SPEC §3 and §7 field names, kept for the web app and older
+clients, with the location and receipt beside them), made from the typed `LookupResult`.
+msgspec Structs, so /schema documents every field."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import msgspec
+
+from domain.lookup_result import LookupResult, address_text
+from domain.occupancy import UNKNOWN, Occupant
+from domain.perils import HAZARDS, PerilScores
+
+
+class OccupantBody(msgspec.Struct):
+    name: str
+    vicinity: str
+    types: list[str]
+    business_status: str  # OPERATIONAL, CLOSED_PERMANENTLY, CLOSED_TEMPORARILY or NA (unknown)
+    lat: float | None
+    lng: float | None
+    naics_code: str  # 6-digit NAICS 2022, or N/A
+    naics_title: str | None
+    photo_reference: str | None
+
+
+class AlternativeBody(msgspec.Struct):
+    county_fips: str
+    county_name: str | None
+    state: str | None
+    share: float  # of the evidence (ZIP addresses, place population), 0..1
+    Total_Score: float | None  # noqa: N815 - SPEC's field name
+    risk_rating: str | None
+
+
+class LocationBody(msgspec.Struct):
+    method: str  # zip, zip_and_place, zip_share, place, geocoder, none
+    county_fips: str | None
+    county_name: str | None
+    state: str | None
+    confidence: float | None  # 0..1; null when nothing was located
+    low_confidence: bool
+    alternatives: list[AlternativeBody]
+    notes: list[str]
+    source: str | None
+    tract_geoid: str | None
+    match_level: str  # building, census_exact, zip_centroid or none: where lat/lng come from
+    lat: float | None
+    lng: float | None
+
+
+class DatasetBody(msgspec.Struct):
+    dataset: str
+    version: str | None
+    as_of: str | None
+
+
+class ReceiptBody(msgspec.Struct):
+    nri_version: str | None
+    county_fips: str | None
+    county_name: str | None
+    state: str | None
+    geography_level: str | None
+    geocode_match: str
+    lat: float | None
+    lng: float | None
+    providers: dict[str, str | None]
+    scored_at: str
+    datasets: list[DatasetBody] = []
+    from_cache: bool = False
+    cache_max_age_hours: int | None = None
+
+
+class PhotoBody(msgspec.Struct):
+    photo_reference: str
+
+
+class ExtraInfoBody(msgspec.Struct):
+    photos: list[PhotoBody]
+    rating: float | None
+
+
+class SearchResultBody(msgspec.Struct):
+    search_id: str
+    query: str
+    address: str  # SPEC §3 address text: street line, 'Year Built', then 'Key: value' lines
+    timestamp: str
+    building: dict[str, Any] | None
+    occupants: list[OccupantBody]
+    total_results: int
+    perils: dict[str, float | None]  # XXXX_Score per hazard and Total_Score; null: not applicable or unknown
+    ratings: dict[str, str | None]
+    Total_Score: float | None  # noqa: N815
+    Top3_Scores_Combined: str  # noqa: N815
+    naics_code: str
+    types: list[str]
+    business_status: str
+    extra_info: ExtraInfoBody
+    vacancies: int | None
+    rental_rate: str | None
+    receipt: ReceiptBody
+    # Answers stored before the county choice was recorded have none.
+    location: LocationBody | None = None
+
+
+def occupant_body(occupant: Occupant) -> OccupantBody:
+    return OccupantBody(
+        name=occupant.name or UNKNOWN,
+        vicinity=occupant.vicinity or UNKNOWN,
+        types=list(occupant.types),
+        business_status=occupant.business_status or UNKNOWN,
+        lat=occupant.lat,
+        lng=occupant.lng,
+        naics_code=occupant.naics_code or "N/A",
+        naics_title=occupant.naics_title,
+        photo_reference=occupant.photo_reference,
+    )
+
+
+def result_body(result: LookupResult | dict) -> SearchResultBody | None:
+    """The answer as JSON: a typed answer, or one stored before answers were typed, as stored
+    (None if such an old answer no longer reads as one: the web shows it as a failed search)."""
+    if isinstance(result, dict):
+        try:
+            return msgspec.convert(result, SearchResultBody)
+        except msgspec.ValidationError:
+            return None
+    scores = result.perils or PerilScores(scores={})
+    occupants = [occupant_body(o) for o in result.occupants]
+    first = occupants[0] if occupants else None
+    location, provenance, point = result.location, result.provenance, result.location.point
+    return SearchResultBody(
+        search_id=result.search_id,
+        query=result.query,
+        address=address_text(result),
+        timestamp=provenance.scored_at,
+        building=asdict(result.building) if result.building else None,
+        occupants=occupants,
+        total_results=len(occupants),
+        perils=scores.fields(),
+        ratings={**{h.code: scores.ratings.get(h.code) for h in HAZARDS}, "Total": scores.total_rating},
+        Total_Score=scores.total,
+        Top3_Scores_Combined=scores.top3_combined(),
+        naics_code=first.naics_code if first else "N/A",
+        types=first.types if first else [],
+        business_status=first.business_status if first else UNKNOWN,
+        extra_info=ExtraInfoBody(
+            photos=[PhotoBody(o.photo_reference) for o in result.occupants if o.photo_reference], rating=None
+        ),
+        vacancies=None,
+        rental_rate=None,
+        receipt=ReceiptBody(
+            nri_version=provenance.nri_version,
+            county_fips=location.county_fips if result.perils else None,
+            county_name=location.county_name if result.perils else None,
+            state=location.state if result.perils else None,
+            geography_level="county" if result.perils else None,
+            geocode_match=point.match_level if point else "none",
+            lat=point.lat if point else None,
+            lng=point.lng if point else None,
+            providers={
+                "geocoder": provenance.geocoder,
+                "places": provenance.places,
+                "perils": provenance.perils,
+                "property_records": provenance.property_records,
+            },
+            scored_at=provenance.scored_at,
+            datasets=[DatasetBody(d.dataset, d.version, d.as_of) for d in provenance.datasets],
+            from_cache=provenance.from_cache,
+            cache_max_age_hours=provenance.cache_max_age_hours,
+        ),
+        location=LocationBody(
+            method=location.method,
+            county_fips=location.county_fips,
+            county_name=location.county_name,
+            state=location.state,
+            confidence=location.confidence,
+            low_confidence=location.low_confidence,
+            alternatives=[
+                AlternativeBody(a.county_fips, a.county_name, a.state, a.share, a.total_score, a.risk_rating)
+                for a in location.alternatives
+            ],
+            notes=list(location.notes),
+            source=location.locator,
+            tract_geoid=location.tract_geoid,
+            match_level=point.match_level if point else "none",
+            lat=point.lat if point else None,
+            lng=point.lng if point else None,
+        ),
+    )
+
+
+class BatchRowBody(msgspec.Struct):
+    """One answered row of SPEC §7's POST /api/search: what its match and export steps carry on."""
+
+    address: str
+    occupants: list[OccupantBody]
+    Total_Score: float | None  # noqa: N815
+    Top3_Scores_Combined: str  # noqa: N815
+
+
+def batch_row_body(result: LookupResult) -> BatchRowBody:
+    scores = result.perils
+    return BatchRowBody(
+        address=address_text(result),
+        occupants=[occupant_body(o) for o in result.occupants],
+        Total_Score=scores.total if scores else None,
+        Top3_Scores_Combined=scores.top3_combined() if scores else "",
+    )

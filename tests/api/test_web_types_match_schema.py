@@ -1,0 +1,48 @@
+"""The web app's hand-written types (web/src/api/types.ts) against the server's /schema: every
+field the web relies on (not optional there) is one the server documents, so a renamed or
+dropped field fails here instead of in a user's browser."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from httpx import AsyncClient
+
+TYPES_TS = Path(__file__).resolve().parents[2] / "web" / "src" / "api" / "types.ts"
+# web interface -> the schema component the server answers with
+PAIRS = {
+    "SearchResult": "SearchResultBody",
+    "ScoreReceipt": "ReceiptBody",
+    "Occupant": "OccupantBody",
+    "RecentSearch": "RecentSearchBody",
+    "NearbySearchResponse": "NearbySearchBody",
+    "RecentSearchesResponse": "RecentSearchesBody",
+    "StoredSearchResponse": "StoredSearchBody",
+}
+
+
+def interface_fields(source: str, name: str) -> dict[str, bool]:
+    """{field: required} of `export interface name { ... }`."""
+    match = re.search(rf"export interface {name} \{{(.*?)\n\}}", source, re.S)
+    assert match, f"interface {name} is not in types.ts"
+    fields = {}
+    for line in match.group(1).splitlines():
+        field = re.match(r"\s+(\w+)(\??):", line)
+        if field:
+            fields[field.group(1)] = field.group(2) != "?"
+    return fields
+
+
+@pytest.fixture
+async def components(client: AsyncClient) -> dict:
+    schema = (await client.get("/schema/openapi.json")).json()
+    return schema["components"]["schemas"]
+
+
+@pytest.mark.parametrize(("interface", "component"), PAIRS.items())
+async def test_every_field_the_web_needs_is_documented(interface: str, component: str, components: dict) -> None:
+    documented = set(components[component]["properties"])
+    needed = {field for field, required in interface_fields(TYPES_TS.read_text(), interface).items() if required}
+    assert needed <= documented, f"{interface} needs {sorted(needed - documented)}, which {component} does not document"
