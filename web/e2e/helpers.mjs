@@ -29,8 +29,8 @@ export async function launch() {
 
 /**
  * A new context and page. `errors` collects console errors and uncaught page errors; the tests
- * assert it stays empty. The one failed request the app expects is the 401 of a sign-in with
- * wrong credentials, which chromium logs as "Failed to load resource"; every other failed
+ * assert it stays empty. The one failed request the app expects is the 401 of a sign-in (or its
+ * second step) with wrong credentials or a wrong code, which chromium logs as "Failed to load resource"; every other failed
  * resource counts as an error. The session check of a signed-out visitor is not exempt: the
  * server answers it 204, so a public page logs nothing.
  */
@@ -43,7 +43,7 @@ export async function openPage(browser, { width = 1280, height = 900 } = {}) {
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
     const where = message.location()?.url ?? '';
-    if (/status of 401/.test(message.text()) && new URL(where, BASE_URL).pathname === '/api/auth/login') return;
+    if (/status of 401/.test(message.text()) && ['/api/auth/login', '/api/auth/login/mfa'].includes(new URL(where, BASE_URL).pathname)) return;
     errors.push(`${message.text()}${where ? ` (${where})` : ''}`);
   });
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.stack ?? error}`));
