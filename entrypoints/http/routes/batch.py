@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from litestar import MediaType, Request, Response, delete, get, post
@@ -11,6 +13,7 @@ from litestar.datastructures import UploadFile
 from litestar.params import FromPath, JSONBody, MultipartBody
 from litestar.response import Stream
 
+from adapters.exports import detailed_writers
 from application.batch import BatchJob, BatchService, ExportFile, eta_seconds
 from application.time_slices import TimeSlices
 from domain.lookup_result import LookupResult
@@ -132,6 +135,26 @@ async def download_export(request: Request, claims: Claims, filename: FromPath[s
     )
 
 
+@get(
+    "/api/exports/{filename:str}/detailed",
+    tags=["batch"],
+    summary="The detailed export: one row per input row with your columns, every score, rating and the location",
+    **signed_in(400, 404),
+)
+async def download_detailed_export(
+    request: Request, claims: Claims, filename: FromPath[str], format: Literal["csv", "xlsx", "jsonl"] = "csv"  # noqa: A002
+) -> Response[bytes]:
+    export, detail = await _batch(request).detailed_export(claims, filename)
+    # Building a large XLSX takes seconds of CPU: off the event loop.
+    body = await asyncio.to_thread(detailed_writers.write, detail, list(export.detail_columns), format)
+    media_type, extension = detailed_writers.FORMATS[format]
+    name = f"{export.name.rsplit('.', 1)[0]}_detailed.{extension}"
+    return Response(
+        body, media_type=media_type,
+        headers={"Content-Disposition": f'attachment; filename="{name}"', **export_headers(export)},
+    )
+
+
 @delete(
     "/api/exports/{filename:str}", tags=["batch"], status_code=200, summary="Delete one of your exports",
     **signed_in(400, 404),
@@ -212,4 +235,4 @@ async def legacy_export(request: Request, claims: Claims, data: JSONBody[LegacyD
 
 
 ROUTES = [upload_csv, start_job, list_unfinished_jobs, get_job, list_exported_files, view_export, download_export,
-          delete_export, legacy_search, legacy_match, legacy_export]
+          download_detailed_export, delete_export, legacy_search, legacy_match, legacy_export]
