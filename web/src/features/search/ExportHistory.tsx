@@ -5,6 +5,7 @@ import { ClientSuppliedBadge } from '../../components/ClientSuppliedBadge';
 import { errorMessage } from '../../api/errors';
 import type { ExportedFile } from '../../api/types';
 import { Banner } from '../../components/Banner';
+import { ExportDownloads } from '../../components/ExportDownloads';
 import { Spinner } from '../../components/Spinner';
 
 /** Batch Export History (SPEC §2): newest first, each linking to its viewer, each deletable. */
@@ -47,6 +48,7 @@ export function ExportHistory() {
                 <span className="muted small">{new Date(file.exported_at).toLocaleString()}</span>
                 {file.source === 'client' && <ClientSuppliedBadge />}
               </Link>
+              <ExportDownloads filename={file.name} compact />
               {confirming === file.name ? (
                 <div className="export-confirm" role="group" aria-label={`Delete ${file.name}?`}>
                   <span className="small">Delete this export? This cannot be undone.</span>
