@@ -28,9 +28,10 @@ export function matchWords(match: string | null | undefined): string {
   return (match && MATCH_WORDS[match]) || match || 'N/A';
 }
 
-/** 0..1 as a whole percentage; null (no measure) as N/A. */
+/** 0..1 as a whole percentage ('<1%' for a sliver, never a misleading 0%); null (no measure) as N/A. */
 export function percent(share: number | null | undefined): string {
-  return typeof share === 'number' ? `${Math.round(share * 100)}%` : 'N/A';
+  if (typeof share !== 'number') return 'N/A';
+  return share > 0 && share < 0.005 ? '<1%' : `${Math.round(share * 100)}%`;
 }
 
 /** 'King, WA (53033)', or N/A when the address was not located. */

@@ -6,11 +6,11 @@ import { describeSector, mostCommonSector } from './naicsSectors';
  * The 18 geo perils in the order of the data dictionary (SPEC §2 /docs/features). NRI v1.20
  * replaced riverine flooding with inland flooding (IFLD): RFLD_Score is read from it, and says so.
  */
-export const HAZARDS: { code: string; name: string }[] = [
+export const HAZARDS: { code: string; name: string; /** A shorter label where room is scarce (a chart axis). */ short?: string }[] = [
   { code: 'AVLN', name: 'Avalanche' }, { code: 'CFLD', name: 'Coastal Flooding' }, { code: 'CWAV', name: 'Cold Wave' },
   { code: 'DRGT', name: 'Drought' }, { code: 'ERQK', name: 'Earthquake' }, { code: 'HAIL', name: 'Hail' },
   { code: 'HWAV', name: 'Heat Wave' }, { code: 'HRCN', name: 'Hurricane' }, { code: 'ISTM', name: 'Ice Storm' },
-  { code: 'LNDS', name: 'Landslide' }, { code: 'LTNG', name: 'Lightning' }, { code: 'RFLD', name: 'Riverine Flooding (NRI inland flooding, IFLD)' },
+  { code: 'LNDS', name: 'Landslide' }, { code: 'LTNG', name: 'Lightning' }, { code: 'RFLD', name: 'Riverine Flooding (NRI inland flooding, IFLD)', short: 'Riverine (NRI inland flooding)' },
   { code: 'SWND', name: 'Strong Wind' }, { code: 'TRND', name: 'Tornado' }, { code: 'TSUN', name: 'Tsunami' },
   { code: 'VLCN', name: 'Volcanic Activity' }, { code: 'WFIR', name: 'Wildfire' }, { code: 'WNTW', name: 'Winter Weather' },
 ];

@@ -22,12 +22,12 @@ export function CountyAlternatives({ alternatives }: { alternatives: CountyAlter
         Other possible counties ({alternatives.length})
       </button>
       <div id={tableId} className="table-scroll" hidden={!open} tabIndex={0} role="region" aria-label="Other possible counties, scrollable">
-        <table className="table table-compact" aria-label="Other possible counties">
+        <table className="table table-compact small" aria-label="Other possible counties">
           <thead>
             <tr>
               <th scope="col">County</th>
-              <th scope="col">Share of the ZIP code</th>
-              <th scope="col">Composite score</th>
+              <th scope="col">ZIP share</th>
+              <th scope="col">Total score</th>
               <th scope="col">Rating</th>
             </tr>
           </thead>

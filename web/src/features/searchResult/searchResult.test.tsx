@@ -230,7 +230,7 @@ describe('/search-result/{id}', () => {
       [...row.querySelectorAll('th, td')].map((cell) => cell.textContent));
     expect(rows).toEqual([
       ['Fulton, GA (13121)', '38%', '87.50', 'Relatively High'],
-      ['Forsyth, GA (13117)', '0%', 'N/A', 'N/A'],
+      ['Forsyth, GA (13117)', '<1%', 'N/A', 'N/A'],
     ]);
     disclosure.focus();
     await user.keyboard('{Enter}');
