@@ -36,7 +36,7 @@ export function ReceiptSection({ receipt }: { receipt: ScoreReceipt }) {
                 <tr key={d.dataset}>
                   <th scope="row">{d.dataset.replace(/_/g, ' ')}</th>
                   <td>{d.version ?? 'N/A'}</td>
-                  <td>{d.as_of ?? 'N/A'}</td>
+                  <td className="nowrap">{d.as_of ?? 'N/A'}</td>
                 </tr>
               ))}
             </tbody>
