@@ -273,4 +273,14 @@ describe('/search-result/{id}', () => {
     openResult('/search-result/a');
     expect(await screen.findByTestId('total-score')).toHaveTextContent(/^N\/A$/);
   });
+
+  it('a receipt served from an earlier answer says so, with its age limit', async () => {
+    const cached = recentSearch('a', '701 5th Ave');
+    Object.assign(cached.result_data!.receipt, { from_cache: true, cache_max_age_hours: 24 });
+    storedSearches([cached]);
+    openResult('/search-result/a');
+    const receipt = await screen.findByRole('region', { name: 'Score receipt' });
+    expect(within(receipt).getByText('Served from').nextSibling).toHaveTextContent('An earlier answer (at most 24 h old)');
+    expect(within(receipt).getByRole('table', { name: 'Datasets' })).toHaveTextContent('NRI v1.20.0 (December 2025)');
+  });
 });
