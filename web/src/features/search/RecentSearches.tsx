@@ -6,6 +6,7 @@ import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
 import { OccupantsTable } from '../../components/OccupantsTable';
 import { CountyUncertainBadge } from '../../components/CountyUncertainBadge';
+import { DataDates } from '../../components/DataDates';
 import { formatScore, navigationState, toCard, type ResultCard } from '../../lib/resultView';
 
 // recharts is large: it loads with the first chart, never with the initial JS.
@@ -44,7 +45,7 @@ function ResultCardView({ card, imageUrl, latest = false }: { card: ResultCard; 
           <div><dt>Total score</dt><dd>{formatScore(card.totalScore)}</dd></div>
         )}
         <div className="result-card-wide"><dt>NAICS</dt><dd>{card.naicsSummary}</dd></div>
-        <div className="result-card-wide"><dt>Last Update</dt><dd>{card.dateLastUpdated}</dd></div>
+        <div className="result-card-wide"><dt>Last Update</dt><dd><DataDates text={card.dateLastUpdated} /></dd></div>
       </dl>
       {card.top3ScoresCombined && <span className="top3 small">{card.top3ScoresCombined}</span>}
       {card.type === 'Error' && <span className="status-badge status-other">Error</span>}

@@ -5,6 +5,7 @@ import type { Occupant, RecentSearch, ResultLocation, ScoreReceipt } from '../..
 import { errorMessage, failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
+import { DataDates } from '../../components/DataDates';
 import { usePageTitle } from '../../components/usePageTitle';
 import { OccupantsTable } from '../../components/OccupantsTable';
 import { buildingNaics, closedCount, formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../../lib/resultView';
@@ -248,14 +249,14 @@ interface LayoutProps {
 }
 
 function ResultLayout({ view, loading, busy, error, showDetails, children }: LayoutProps) {
-  const overview: [string, string | number][] = [
+  const overview: [string, ReactNode][] = [
     ['Vacancies', view.vacancies ?? 'N/A'],
     ['Rental Rate', view.rentalRate ?? 'N/A'],
     ['Occupants', view.occupants],
     ['Photos', view.photos],
     ['Operation alerts', closedCount(view.occupantDetails)],
     ['NAICS', buildingNaics(view.occupantDetails)],
-    ['Last Update', view.lastUpdate],
+    ['Last Update', <DataDates text={view.lastUpdate} />],
     ...(view.searched ? [['Searched', view.searched] as [string, string]] : []),
   ];
   const { receipt, location } = view;
