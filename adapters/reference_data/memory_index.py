@@ -28,7 +28,7 @@ from adapters.reference_data.readers import EMBEDDED_DATASETS
 from application.lookup_ports import CountyPerils
 from domain.lookup_result import DatasetVersion
 from domain.address import BuildingKey
-from domain.county_choice import CountyChoice, CountyShare, choose_county, place_key, with_note
+from domain.county_choice import CountyChoice, CountyShare, choose_county, disputed_by_place, place_key, with_note
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
 
@@ -191,11 +191,11 @@ class ZipAndPlaceCountyLocator:
         if zip_shares is None:
             choice = with_note(choice, f"ZIP code {address.zip5} is not a ZIP code we know (it may be new, retired or mistyped).")
         elif state and zip_state and state != zip_state:
-            choice = with_note(
-                choice,
+            note = (
                 f"ZIP code {address.zip5} is in {zip_state}, but the address says {state}: "
-                "the county comes from the ZIP code; check the address.",
+                "the county comes from the ZIP code; check the address."
             )
+            choice = disputed_by_place(choice, place or {}, note) if choice.county_fips else with_note(choice, note)
         return choice
 
 

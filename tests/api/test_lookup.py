@@ -152,8 +152,10 @@ async def test_a_state_and_zip_that_disagree_are_told_and_marked(client: AsyncCl
     user = await sign_up_and_log_in(client, "mismatch@example.com")
     result = (await _look_up(client, user["headers"], "701 5th Ave, Seattle, WA 10001")).json()["result"]
     location = result["location"]
-    assert location["low_confidence"] is True
+    assert location["low_confidence"] is True and location["confidence"] == 0.5
     assert any("10001 is in NY, but the address says WA" in note for note in location["notes"])
+    # The county of the city and state named (Seattle, King County WA) is the alternative.
+    assert [a["county_fips"] for a in location["alternatives"]] == ["53033"]
 
 
 async def test_a_multi_county_zip_lists_its_alternatives_with_their_scores(client: AsyncClient) -> None:
