@@ -132,7 +132,10 @@ describe('single search messages (SPEC §8)', () => {
   it('the monthly limit gives the limit message and reloads the statistics', async () => {
     useSearchServer([], () => {
       db.stats = { ...db.stats, current_month_searches: 10, search_limit: 10, remaining_searches: 0, total_searches: 10, last_search_date: null };
-      return err(429, 'Monthly search limit reached: search limit reached (10 searches/month)');
+      return HttpResponse.json(
+        { status: 'error', error: 'Monthly search limit reached', code: 'quota_exceeded', details: { limit: 10 } },
+        { status: 429 },
+      );
     });
     const { user } = openDashboard();
     await user.type(await screen.findByLabelText('Property address'), SEATTLE);

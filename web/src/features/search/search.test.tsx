@@ -23,12 +23,16 @@ describe('lookup rules', () => {
     expect(searchErrorMessage({ status: 504, data: {} }).text).toMatch(/^Server gateway timeout/);
     expect(searchErrorMessage({ status: 503, data: {} }).text).toBe('Service temporarily unavailable. Please try again in a few minutes.');
     expect(searchErrorMessage({ status: 500, data: {} }).text).toMatch(/^Server error occurred/);
-    expect(searchErrorMessage({ status: 429, data: { error: 'Monthly search limit reached: search limit reached (10 searches/month)' } }))
-      .toEqual({ text: LIMIT_MESSAGE, limitReached: true });
-    // An administrator lowered the limit to 3: the message says so.
-    expect(searchErrorMessage({ status: 429, data: { error: 'Monthly search limit reached: search limit reached (3 searches/month)' } }).text)
+    const limited = (limit: number) => ({ status: 429, data: { error: 'any wording', code: 'quota_exceeded', details: { limit } } });
+    expect(searchErrorMessage(limited(10))).toEqual({ text: LIMIT_MESSAGE, limitReached: true });
+    // An administrator lowered the limit to 3: the message says so, from the error's details.
+    expect(searchErrorMessage(limited(3)).text)
       .toBe('You have reached your monthly search limit (3 searches/month). Please contact an administrator to upgrade your account.');
-    expect(limitMessage('search limit reached')).toBe(LIMIT_MESSAGE);
+    expect(limitMessage(10)).toBe(LIMIT_MESSAGE);
+    // The code decides, not the prose: a 429 for another reason is not the monthly limit.
+    const tooFast = { status: 429, data: { error: 'search limit reached? no: too many requests', code: 'rate_limited' } };
+    expect(searchErrorMessage(tooFast).limitReached).toBe(false);
+    expect(batchErrorMessage({ status: 429, data: { error: 'rows', code: 'batch_rows_exceeded' } }).limitReached).toBe(false);
     expect(searchErrorMessage({ status: 400, data: { error: 'Could not find a ZIP code' } }).text).toBe('Search error: Could not find a ZIP code');
   });
 
