@@ -226,3 +226,25 @@ async def test_a_search_stored_before_answers_were_typed_still_shows(client: Asy
     shown = (await client.get("/api/search-results/legacy-1", headers=user["headers"])).json()["search"]
     assert shown["result_data"]["address"] == legacy["address"] and shown["result_data"]["location"] is None
     assert shown["filtered_results"] == legacy["occupants"]
+
+
+async def test_a_zip_missing_from_the_current_crosswalk_is_answered_and_said_so(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "retired@example.com")
+    location = (await _look_up(client, user["headers"], "100 Main St, Burton, WA 98013")).json()["result"]["location"]
+    assert location["county_fips"] == "53033" and location["low_confidence"] is True
+    assert any("98013 is not in USPS's current ZIP-county crosswalk" in note for note in location["notes"])
+
+
+async def test_nothing_unknown_is_made_up_in_a_single_answer_or_its_export(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "puerto-rico@example.com")
+    result = (await _look_up(client, user["headers"], "1 Calle Luna, San Juan, PR 00901")).json()["result"]
+    # NRI does not score Puerto Rico: unknown, never 0.
+    assert result["location"]["county_fips"] == "72127"
+    assert result["Total_Score"] is None and all(v is None for v in result["perils"].values())
+    assert result["occupants"] == [] and result["naics_code"] == "N/A"
+    exported = await client.get(f"/api/search-results/{result['search_id']}/export", headers=user["headers"])
+    [row] = list(csv.DictReader(io.StringIO(exported.text)))
+    assert row["Total_Score"] == "" and row["name"] == "NA"
+    # The ZIP centre is a real place, said to be the ZIP's centre: never 0,0.
+    assert float(row["lat"]) > 17 and float(row["lng"]) < -65
+    assert result["receipt"]["geocode_match"] == "zip_centroid"
