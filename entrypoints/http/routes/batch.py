@@ -10,7 +10,7 @@ from typing import Any, Literal
 import msgspec
 from litestar import MediaType, Request, Response, delete, get, post
 from litestar.datastructures import UploadFile
-from litestar.params import FromPath, JSONBody, MultipartBody
+from litestar.params import FromPath, FromQuery, JSONBody, MultipartBody
 from litestar.response import Stream
 
 from adapters.exports import detailed_writers
@@ -142,7 +142,10 @@ async def download_export(request: Request, claims: Claims, filename: FromPath[s
     **signed_in(400, 404),
 )
 async def download_detailed_export(
-    request: Request, claims: Claims, filename: FromPath[str], format: Literal["csv", "xlsx", "jsonl"] = "csv"  # noqa: A002
+    request: Request,
+    claims: Claims,
+    filename: FromPath[str],
+    format: FromQuery[Literal["csv", "xlsx", "jsonl"]] = "csv",  # noqa: A002 - the documented parameter name
 ) -> Response[bytes]:
     export, detail = await _batch(request).detailed_export(claims, filename)
     # Building a large XLSX takes seconds of CPU: off the event loop.
