@@ -248,3 +248,18 @@ async def test_nothing_unknown_is_made_up_in_a_single_answer_or_its_export(clien
     # The ZIP centre is a real place, said to be the ZIP's centre: never 0,0.
     assert float(row["lat"]) > 17 and float(row["lng"]) < -65
     assert result["receipt"]["geocode_match"] == "zip_centroid"
+
+
+async def test_connecticut_is_scored_by_its_planning_region(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "hartford@example.com")
+    result = (await _look_up(client, user["headers"], "100 Pearl St, Hartford, CT 06103")).json()["result"]
+    # NRI v1.20 scores Connecticut by planning region: Capitol, not the legacy Hartford County 09003.
+    assert result["location"]["county_fips"] == "09110" and result["Total_Score"] is not None
+
+
+async def test_an_unknown_zip_with_no_known_place_is_refused_and_not_charged(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "nowhere@example.com")
+    response = await _look_up(client, user["headers"], "1 Nowhere Rd, Atlantis, ZZ 00000")
+    assert response.status_code == 404 and "nothing was charged" in response.json()["error"]
+    assert "00000 is not a ZIP code we know" in response.json()["error"]
+    assert (await _stats(client, user["headers"]))["current_month_searches"] == 0
