@@ -2,8 +2,12 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useLocation, useNavigationType } from 'react-router-dom';
 
 const STORAGE_KEY = 'perilscope.scroll';
-/** How long (ms) a Back/Forward keeps trying while the page (a lazy chunk, its data) grows tall enough. */
-const RESTORE_WINDOW_MS = 3000;
+/**
+ * How long (ms) a Back/Forward keeps trying while the page (a lazy chunk, its data) grows tall
+ * enough: generous, for a slow phone; the user's own scrolling ends it at once.
+ */
+const RESTORE_WINDOW_MS = 10_000;
+const USER_SCROLLS = ['wheel', 'touchstart', 'keydown', 'mousedown'] as const;
 
 function loadPositions(): Map<string, number> {
   try {
@@ -67,12 +71,18 @@ export function useScrollRestoration(): void {
       const target = saved ?? 0;
       let frame = 0;
       const deadline = performance.now() + RESTORE_WINDOW_MS;
+      const stop = () => {
+        cancelAnimationFrame(frame);
+        USER_SCROLLS.forEach((type) => window.removeEventListener(type, stop));
+      };
       const attempt = () => {
         window.scrollTo(0, target);
         if (Math.abs(window.scrollY - target) > 1 && performance.now() < deadline) frame = requestAnimationFrame(attempt);
+        else stop();
       };
+      USER_SCROLLS.forEach((type) => window.addEventListener(type, stop, { passive: true }));
       attempt();
-      return () => cancelAnimationFrame(frame);
+      return stop;
     }
     if (firstRender && navigationType === 'POP' && !location.hash) return undefined;
     if (location.hash) {
