@@ -11,11 +11,11 @@ from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from application.accounts import AccountPolicy, AccountService
 from application.lookup import LookupProviders, LookupService
-from application.lookup_ports import CountyPerils, StoredSearch
+from application.ports.lookup import CountyPerils, StoredSearch
 from domain.county_choice import CountyChoice, CountyShare, choose_county, place_key
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import PerilScores
-from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchActivity
+from application.ports.accounts import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt, refunded

@@ -10,7 +10,7 @@ from litestar.di import NamedDependency, Provide
 from application.accounts import AccountService
 from application.errors import Forbidden, NotAuthenticated
 from application.mfa import MFA_SETUP_REQUIRED, MfaService
-from application.ports import AccessClaims
+from application.ports.accounts import AccessClaims
 from entrypoints.container import Container
 
 

@@ -13,7 +13,8 @@ from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from application.accounts import SIGNUP_RECEIVED, AccountService, Session
-from application.ports import Mailer, OutgoingMail, SecondFactorRequired
+from application.ports.accounts import SecondFactorRequired
+from application.ports.mail import Mailer, OutgoingMail
 from domain.accounts import User
 from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Accounts, Claims, container_of
 from entrypoints.http.openapi import COOKIE_SESSION, JSON_BODY, error_responses, signed_in

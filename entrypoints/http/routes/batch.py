@@ -11,7 +11,8 @@ from litestar.datastructures import UploadFile
 from litestar.params import FromPath, JSONBody, MultipartBody
 from litestar.response import Stream
 
-from application.batch import BatchJob, BatchService, ExportFile, eta_seconds
+from application.batch import BatchService, eta_seconds
+from application.ports.batch import BatchJob, ExportFile
 from application.time_slices import TimeSlices
 from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import batch_row_body

@@ -10,7 +10,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect
 
 from application.external_sign_in import ExternalSignIn, ExternalSignInFailed
-from application.ports import SecondFactorRequired
+from application.ports.accounts import SecondFactorRequired
 from entrypoints.http.dependencies import container_of
 from entrypoints.http.openapi import error_responses, signed_in
 from entrypoints.http.routes.auth import set_refresh_cookie

@@ -10,7 +10,7 @@ from litestar import Request, Response, get
 from litestar.params import FromPath, QueryParameter
 
 from application.lookup import LookupService
-from application.lookup_ports import StoredSearch
+from application.ports.lookup import StoredSearch
 from entrypoints.http.dependencies import Claims, container_of
 from entrypoints.http.openapi import signed_in
 from domain.export import export_rows, to_csv
