@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import time
 import uuid
+
+import msgspec
 from dataclasses import dataclass
 from datetime import datetime
 from collections.abc import Callable, Iterable
@@ -27,9 +29,14 @@ from application.time_slices import SLICE_SECONDS, TimeSlices
 from domain.address import building_key
 from domain.batch_input import AddressRow, iter_batch_csv
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
-from domain.lookup_result import LookupResult, not_located
+from domain.detailed_export import answer_record, input_record
+from domain.lookup_result import LookupResult, not_located, with_location_note
 from domain.occupancy import ParsedAddress
 
+NO_DETAIL = (
+    "This export has no detailed version: it was made from rows a client sent, or before detailed "
+    "exports existed. Run the batch again for one."
+)
 ROW_NOT_READ = "This row could not be read as a street and a 5-digit ZIP code, so it was not located."
 PROGRESS_EVERY_ROWS = 500
 # Rows a caller sent to POST /api/export are stored as given, unchecked: the name says so, because
@@ -163,34 +170,45 @@ class BatchService:
         try:
             name = upload.name if upload.name.lower().endswith(".csv") else "x.csv"
             rows = iter_batch_csv(name, upload.content.encode())  # read as the search goes
-            answers = await self._search(job_id, rows, slices)
+            answers, details, user_columns = await self._search(job_id, rows, slices)
             await self._store.progress(job_id, "matching", len(answers))
             export_text = export_header() + "".join(answers)
             await self._store.progress(job_id, "export", len(answers))
             now = self._clock.now()
             export = ExportFile(id=str(uuid.uuid4()), user_id=job.user_id, name=_export_name(upload.name, now),
-                                content=export_text, exported_at=now, job_id=job_id)
+                                content=export_text, exported_at=now, job_id=job_id,
+                                detail="".join(details), detail_columns=user_columns)
             await self._store.finish(job_id, export, now)
         except Exception as error:  # noqa: BLE001 - the job records any failure; the server keeps going
             await self._store.fail(job_id, f"Batch processing failed: {type(error).__name__}", self._clock.now())
             raise
 
-    async def _search(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> list[str]:
-        """Every row's lines of the export, in order. Kept as text, 100,000 answers are 100,000
-        strings, not millions of objects for the garbage collector to walk (pauses of 100 ms+)."""
-        lines = []
+    async def _search(
+        self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices
+    ) -> tuple[list[str], list[str], tuple[str, ...]]:
+        """Every row's lines of the SPEC export and its detailed JSON Lines record, in order, and
+        the upload's own columns. Kept as text, 100,000 answers are 100,000 strings, not millions
+        of objects for the garbage collector to walk (pauses of 100 ms+)."""
+        lines, details = [], []
+        user_columns: tuple[str, ...] = ()
         # Portfolios repeat addresses; an answer is computed once and shared by every repeat.
-        answers: dict[str, str] = {}
+        answers: dict[str, tuple[str, bytes]] = {}
         last_report = time.monotonic()
         async for index, row in slices.each(enumerate(rows, start=1)):
+            if index == 1:
+                user_columns = tuple(name for name, _ in row.extra)
             answer = answers.get(row.one_line)
             if answer is None:
-                answer = answers[row.one_line] = rows_csv(result_rows(await self._answer(row)))
-            lines.append(answer)
+                result = await self._answer(row)
+                answer = answers[row.one_line] = (
+                    rows_csv(result_rows(result)), msgspec.json.encode(answer_record(result))
+                )
+            lines.append(answer[0])
+            details.append(_record_line(row, answer[1]))
             if index % PROGRESS_EVERY_ROWS == 0 and time.monotonic() - last_report > 0.2:
                 await self._store.progress(job_id, "search", index)
                 last_report = time.monotonic()
-        return lines
+        return lines, details, user_columns
 
     async def _answer(self, row: AddressRow) -> LookupResult:
         # The CSV already separates the parts, so the building key comes straight from them.
@@ -199,7 +217,8 @@ class BatchService:
             return not_located(row.one_line, ROW_NOT_READ, self._clock.now().isoformat(), str(uuid.uuid4()))
         address = ParsedAddress(street=row.street, city=row.city or None, state=row.state or None,
                                 zip5=key.zip5, unit=None, key=key)
-        return await self._lookup.answer(address, query=row.one_line)
+        result = await self._lookup.answer(address, query=row.one_line)
+        return with_location_note(result, row.zip_note) if row.zip_note else result
 
     # --- SPEC §7's three-call flow (search, match, export), kept for older clients ----------
 
@@ -254,12 +273,27 @@ class BatchService:
     async def usage(self, caller: AccessClaims) -> BatchUsage:
         return await self._allowance.usage(caller)
 
+    async def detailed_export(self, caller: AccessClaims, name: str) -> tuple[ExportFile, str]:
+        """The export and its detailed records (JSON Lines), or NotFound saying why there are none."""
+        export = await self.export(caller, name)
+        detail = await self._store.export_detail(caller.user_id, export.name)
+        if detail is None:
+            raise NotFound(NO_DETAIL)
+        return export, detail
+
     async def resume_unfinished(self) -> list[str]:
         """After a restart: queue every job that was queued or running."""
         job_ids = await self._store.unfinished_job_ids()
         for job_id in job_ids:
             await self.queue.enqueue(job_id)
         return job_ids
+
+
+def _record_line(row: AddressRow, answer: bytes) -> str:
+    """One JSON Lines record: the row's own part, then its answer's (shared by repeats), joined
+    as JSON text so a repeated answer is encoded once."""
+    own = msgspec.json.encode(input_record(row.line, row.extra))
+    return (own[:-1] + b"," + answer[1:] + b"\n").decode()
 
 
 def _is_utf8(content: bytes) -> bool:

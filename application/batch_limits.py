@@ -93,7 +93,10 @@ class BatchAllowance:
         # A file larger than the whole allowance never fits, so it never touches the ledger.
         if (limit is not None and rows > limit) or not await self._ledger.reserve(caller.user_id, month, rows, limit):
             used = await self._ledger.used(caller.user_id, month)
-            raise QuotaExceeded(rows_exceeded_message(rows, max(0, (limit or 0) - used), limit or 0))
+            raise QuotaExceeded(
+                rows_exceeded_message(rows, max(0, (limit or 0) - used), limit or 0),
+                code="batch_rows_exceeded", details={"limit": limit, "remaining": max(0, (limit or 0) - used)},
+            )
         return RowReservation(caller.user_id, month, rows)
 
     async def release(self, reservation: RowReservation) -> None:

@@ -29,6 +29,11 @@ class AddressRow:
     state: str
     zip: str
     country: str
+    # The file's other columns (a policy number...), by header, in file order: the detailed export
+    # gives them back unchanged.
+    extra: tuple[tuple[str, str], ...] = ()
+    # A ZIP read differently from how it was written, said in words (see repaired_zip).
+    zip_note: str | None = None
 
     @property
     def one_line(self) -> str:
@@ -73,6 +78,7 @@ def iter_batch_csv(filename: str, content: bytes) -> Iterator[AddressRow]:
     except csv.Error as error:
         raise UploadError(f"The file could not be read as CSV: {error}.") from error
     columns = _columns(header)
+    extra_columns = [index for index in range(len(header)) if index not in columns.values()]
     count = 0
     try:
         for record in reader:
@@ -86,18 +92,32 @@ def iter_batch_csv(filename: str, content: bytes) -> Iterator[AddressRow]:
                 raise UploadError(f"The file has more than {MAX_ROWS:,} address rows. Split it and upload the parts.", too_large=True)
             values = {name: record[index].strip() for name, index in columns.items()}
             count += 1
+            zip_code, zip_note = repaired_zip(values["Zip"])
             yield AddressRow(
                 line=reader.line_num,
                 street=values["Street Address"],
                 city=values["City"],
                 state=values["State"],
-                zip=values["Zip"],
+                zip=zip_code,
                 country=values.get("Country", "") or "US",
+                extra=tuple((header[index].strip(), record[index]) for index in extra_columns),
+                zip_note=zip_note,
             )
     except csv.Error as error:
         raise UploadError(f"Line {reader.line_num} could not be read as CSV: {error}.") from error
     if count == 0:
         raise UploadError("The file has a header row but no address rows.")
+
+
+def repaired_zip(zip_code: str) -> tuple[str, str | None]:
+    """A 4-digit ZIP is a 5-digit one whose leading zero a spreadsheet dropped (New England, New
+    Jersey, Puerto Rico: 01001-09999); it is read with the zero back, and said so."""
+    digits = zip_code.strip()
+    if len(digits) == 4 and digits.isdigit():
+        return "0" + digits, (
+            f"ZIP code {digits} was read as 0{digits}: a spreadsheet probably dropped its leading zero."
+        )
+    return zip_code, None
 
 
 def _columns(header: list[str]) -> dict[str, int]:

@@ -86,6 +86,22 @@ def decided_by_geocoder(choice: CountyChoice, county_fips: str) -> CountyChoice:
     return CountyChoice(county_fips, 1.0, GEOCODER, (CountyShare(county_fips, 1.0), *others), choice.notes)
 
 
+def disputed_by_place(choice: CountyChoice, place_shares: Mapping[str, float], note: str) -> CountyChoice:
+    """The ZIP and the city and state named point to different places: both readings stay, each
+    with half the weight, so the county from the ZIP is kept but no more than half sure, and the
+    named city's county is one click away."""
+    weights: dict[str, float] = {}
+    for candidate in choice.candidates:
+        weights[candidate.county_fips] = weights.get(candidate.county_fips, 0.0) + candidate.share / 2
+    place_total = sum(place_shares.values()) or 1.0
+    for county, share in place_shares.items():
+        weights[county] = weights.get(county, 0.0) + share / place_total / 2
+    ranked = sorted((CountyShare(c, w) for c, w in weights.items()), key=lambda c: (-c.share, c.county_fips))
+    chosen = next(c for c in ranked if c.county_fips == choice.county_fips)
+    others = tuple(c for c in ranked if c.county_fips != choice.county_fips)
+    return CountyChoice(chosen.county_fips, chosen.share, choice.method, (chosen, *others), (*choice.notes, note))
+
+
 def with_note(choice: CountyChoice, note: str) -> CountyChoice:
     return CountyChoice(choice.county_fips, choice.confidence, choice.method, choice.candidates, (*choice.notes, note))
 

@@ -3,7 +3,7 @@ search, batch rows, exports, the public API) is made from. Unknown is None, neve
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from domain.address import format_address_text
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
@@ -100,3 +100,9 @@ def not_located(query: str, note: str, scored_at: str, search_id: str) -> Lookup
         provenance=Provenance(nri_version=None, geocoder="", places="", perils=None, property_records=None,
                               scored_at=scored_at),
     )
+
+
+def with_location_note(result: LookupResult, note: str) -> LookupResult:
+    """The answer with one more thing the user should check; it marks the location uncertain."""
+    location = replace(result.location, notes=(*result.location.notes, note), low_confidence=True)
+    return replace(result, location=location)

@@ -527,11 +527,19 @@ class InMemoryBatchStore:
         mine = [export for export in self.exports_stored if export.user_id == user_id]
         return sorted(mine, key=lambda export: export.exported_at, reverse=True)
 
-    async def export(self, user_id: str, name: str) -> ExportFile | None:
+    def _stored_export(self, user_id: str, name: str) -> ExportFile | None:
         return next((e for e in self.exports_stored if e.user_id == user_id and e.name == name), None)
 
+    async def export(self, user_id: str, name: str) -> ExportFile | None:
+        export = self._stored_export(user_id, name)
+        return replace(export, detail=None) if export else None
+
+    async def export_detail(self, user_id: str, name: str) -> str | None:
+        export = self._stored_export(user_id, name)
+        return export.detail if export else None
+
     async def delete_export(self, user_id: str, name: str) -> bool:
-        export = await self.export(user_id, name)
+        export = self._stored_export(user_id, name)
         if export is not None:
             self.exports_stored.remove(export)
         return export is not None

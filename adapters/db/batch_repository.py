@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from datetime import datetime
 
 from sqlalchemy import delete, exists, func, insert, or_, select, update
@@ -161,13 +163,23 @@ class SqlBatchStore:
             )
         if row is None:
             return None
-        return ExportFile(row.id, row.user_id, row.name, row.content, row.exported_at, row.job_id, row.source)
+        return ExportFile(
+            row.id, row.user_id, row.name, row.content, row.exported_at, row.job_id, row.source,
+            detail=None, detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
+        )
+
+    async def export_detail(self, user_id: str, name: str) -> str | None:
+        async with self._sessions() as session:
+            return await session.scalar(
+                select(ExportFileRow.detail).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
+            )
 
 
 def _insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
     return insert(ExportFileRow).values(
         id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, content=export.content,
         size_bytes=export.size_bytes, source=export.source, exported_at=export.exported_at,
+        detail=export.detail, detail_columns=json.dumps(list(export.detail_columns)) if export.detail else None,
     )
 
 

@@ -56,6 +56,9 @@ class ExportFileRow(Base):
     # 'computed' by a batch job, or 'client': rows a caller sent to POST /api/export, stored as given.
     source: Mapped[str] = mapped_column(String(10), server_default="computed")
     exported_at: Mapped[datetime]
+    # The detailed export (JSON Lines, one record per input row) and the upload's own columns (JSON).
+    detail: Mapped[str | None] = mapped_column(Text, deferred=True)
+    detail_columns: Mapped[str | None] = mapped_column(Text)
 
 
 class BatchRowUsageRow(Base):

@@ -28,7 +28,7 @@ from adapters.reference_data.readers import EMBEDDED_DATASETS
 from application.ports.lookup import CountyPerils
 from domain.lookup_result import DatasetVersion
 from domain.address import BuildingKey
-from domain.county_choice import CountyChoice, CountyShare, choose_county, place_key, with_note
+from domain.county_choice import CountyChoice, CountyShare, choose_county, disputed_by_place, place_key, with_note
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
 
@@ -182,20 +182,29 @@ class ZipAndPlaceCountyLocator:
         data = await self._index.data()
         state = (address.state or "").upper()
         zip_shares = data.zip_shares.get(address.zip5)
+        retired = False
         if zip_shares is None and (primary := data.county_by_zip.get(address.zip5)) is not None:
-            zip_shares = (CountyShare(primary.county_fips, 1.0),)  # a ZIP HUD lacks: its one known county
+            # Known to the older ZIP tables but not to USPS's current crosswalk: retired, or a
+            # PO-box or unique ZIP with no delivery addresses. Its one recorded county, said so.
+            zip_shares, retired = (CountyShare(primary.county_fips, 1.0),), True
         zip_state = data.zip_state.get(address.zip5)
         # A place is looked up in the state the address names; a ZIP of another state says nothing about it.
         place = data.place_shares.get((state or zip_state or "", place_key(address.city or ""))) if address.city else None
         choice = choose_county(zip_shares or (), place or {})
         if zip_shares is None:
             choice = with_note(choice, f"ZIP code {address.zip5} is not a ZIP code we know (it may be new, retired or mistyped).")
-        elif state and zip_state and state != zip_state:
+        elif retired:
             choice = with_note(
                 choice,
-                f"ZIP code {address.zip5} is in {zip_state}, but the address says {state}: "
-                "the county comes from the ZIP code; check the address.",
+                f"ZIP code {address.zip5} is not in USPS's current ZIP-county crosswalk (it may be retired, or a "
+                "PO-box ZIP): the county comes from older ZIP tables.",
             )
+        elif state and zip_state and state != zip_state:
+            note = (
+                f"ZIP code {address.zip5} is in {zip_state}, but the address says {state}: "
+                "the county comes from the ZIP code; check the address."
+            )
+            choice = disputed_by_place(choice, place or {}, note) if choice.county_fips else with_note(choice, note)
         return choice
 
 

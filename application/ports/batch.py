@@ -45,14 +45,18 @@ class ExportFile:
     id: str
     user_id: str
     name: str
-    content: str
+    content: str  # SPEC §3's CSV
     exported_at: datetime
     job_id: str | None = None
     source: str = COMPUTED
+    # The detailed export as JSON Lines, one record per input row (domain/detailed_export.py);
+    # None for client-supplied rows and exports made before detailed exports.
+    detail: str | None = None
+    detail_columns: tuple[str, ...] = ()  # the upload's own columns, in file order
 
     @property
     def size_bytes(self) -> int:
-        return len(self.content.encode())
+        return len(self.content.encode()) + len((self.detail or "").encode())
 
 
 class BatchStore(Protocol):
@@ -80,7 +84,10 @@ class BatchStore(Protocol):
     async def fail(self, job_id: str, error: str, at: datetime) -> None: ...
     async def add_export(self, export: ExportFile) -> None: ...
     async def exports(self, user_id: str) -> list[ExportFile]: ...
-    async def export(self, user_id: str, name: str) -> ExportFile | None: ...
+    async def export(self, user_id: str, name: str) -> ExportFile | None:
+        """The export without its detailed records (`export_detail` reads those)."""
+        ...
+    async def export_detail(self, user_id: str, name: str) -> str | None: ...
     async def delete_export(self, user_id: str, name: str) -> bool: ...
 
 

@@ -11,7 +11,8 @@ import msgspec
 
 from domain.lookup_result import LookupResult, address_text
 from domain.occupancy import UNKNOWN, Occupant
-from domain.perils import HAZARDS, PerilScores
+from domain.answer_record import location_record, perils_record, ratings_record, receipt_record
+from domain.perils import PerilScores
 
 
 class OccupantBody(msgspec.Struct):
@@ -130,17 +131,16 @@ def result_body(result: LookupResult | dict) -> SearchResultBody | None:
     scores = result.perils or PerilScores(scores={})
     occupants = [occupant_body(o) for o in result.occupants]
     first = occupants[0] if occupants else None
-    location, provenance, point = result.location, result.provenance, result.location.point
     return SearchResultBody(
         search_id=result.search_id,
         query=result.query,
         address=address_text(result),
-        timestamp=provenance.scored_at,
+        timestamp=result.provenance.scored_at,
         building=asdict(result.building) if result.building else None,
         occupants=occupants,
         total_results=len(occupants),
-        perils=scores.fields(),
-        ratings={**{h.code: scores.ratings.get(h.code) for h in HAZARDS}, "Total": scores.total_rating},
+        perils=perils_record(result),
+        ratings=ratings_record(result),
         Total_Score=scores.total,
         Top3_Scores_Combined=scores.top3_combined(),
         naics_code=first.naics_code if first else "N/A",
@@ -151,44 +151,8 @@ def result_body(result: LookupResult | dict) -> SearchResultBody | None:
         ),
         vacancies=None,
         rental_rate=None,
-        receipt=ReceiptBody(
-            nri_version=provenance.nri_version,
-            county_fips=location.county_fips if result.perils else None,
-            county_name=location.county_name if result.perils else None,
-            state=location.state if result.perils else None,
-            geography_level="county" if result.perils else None,
-            geocode_match=point.match_level if point else "none",
-            lat=point.lat if point else None,
-            lng=point.lng if point else None,
-            providers={
-                "geocoder": provenance.geocoder,
-                "places": provenance.places,
-                "perils": provenance.perils,
-                "property_records": provenance.property_records,
-            },
-            scored_at=provenance.scored_at,
-            datasets=[DatasetBody(d.dataset, d.version, d.as_of) for d in provenance.datasets],
-            from_cache=provenance.from_cache,
-            cache_max_age_hours=provenance.cache_max_age_hours,
-        ),
-        location=LocationBody(
-            method=location.method,
-            county_fips=location.county_fips,
-            county_name=location.county_name,
-            state=location.state,
-            confidence=location.confidence,
-            low_confidence=location.low_confidence,
-            alternatives=[
-                AlternativeBody(a.county_fips, a.county_name, a.state, a.share, a.total_score, a.risk_rating)
-                for a in location.alternatives
-            ],
-            notes=list(location.notes),
-            source=location.locator,
-            tract_geoid=location.tract_geoid,
-            match_level=point.match_level if point else "none",
-            lat=point.lat if point else None,
-            lng=point.lng if point else None,
-        ),
+        receipt=msgspec.convert(receipt_record(result), ReceiptBody),
+        location=msgspec.convert(location_record(result), LocationBody),
     )
 
 

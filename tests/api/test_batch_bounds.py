@@ -103,7 +103,11 @@ async def test_an_upload_past_the_storage_cap_is_refused_with_413(client: AsyncC
 async def test_exports_count_towards_storage_and_deleting_one_frees_it(client: AsyncClient, container: Container) -> None:
     user = await sign_up_and_log_in(client, "frees@example.com")
     job = await _run_batch(client, container, user["headers"])
-    export_bytes = len((await client.get(f"/api/view-export/{job['export_filename']}", headers=user["headers"])).content)
+    name = job["export_filename"]
+    # The SPEC CSV and the detailed records (JSON Lines, as stored) both count.
+    export_bytes = len((await client.get(f"/api/view-export/{name}", headers=user["headers"])).content) + len(
+        (await client.get(f"/api/exports/{name}/detailed", params={"format": "jsonl"}, headers=user["headers"])).content
+    )
     await container.batch().purge_uploads()  # the job is done, so its upload goes
     assert (await _stats(client, user["headers"]))["storage_bytes_used"] == export_bytes
 

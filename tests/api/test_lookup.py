@@ -152,8 +152,10 @@ async def test_a_state_and_zip_that_disagree_are_told_and_marked(client: AsyncCl
     user = await sign_up_and_log_in(client, "mismatch@example.com")
     result = (await _look_up(client, user["headers"], "701 5th Ave, Seattle, WA 10001")).json()["result"]
     location = result["location"]
-    assert location["low_confidence"] is True
+    assert location["low_confidence"] is True and location["confidence"] == 0.5
     assert any("10001 is in NY, but the address says WA" in note for note in location["notes"])
+    # The county of the city and state named (Seattle, King County WA) is the alternative.
+    assert [a["county_fips"] for a in location["alternatives"]] == ["53033"]
 
 
 async def test_a_multi_county_zip_lists_its_alternatives_with_their_scores(client: AsyncClient) -> None:
@@ -224,3 +226,40 @@ async def test_a_search_stored_before_answers_were_typed_still_shows(client: Asy
     shown = (await client.get("/api/search-results/legacy-1", headers=user["headers"])).json()["search"]
     assert shown["result_data"]["address"] == legacy["address"] and shown["result_data"]["location"] is None
     assert shown["filtered_results"] == legacy["occupants"]
+
+
+async def test_a_zip_missing_from_the_current_crosswalk_is_answered_and_said_so(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "retired@example.com")
+    location = (await _look_up(client, user["headers"], "100 Main St, Burton, WA 98013")).json()["result"]["location"]
+    assert location["county_fips"] == "53033" and location["low_confidence"] is True
+    assert any("98013 is not in USPS's current ZIP-county crosswalk" in note for note in location["notes"])
+
+
+async def test_nothing_unknown_is_made_up_in_a_single_answer_or_its_export(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "puerto-rico@example.com")
+    result = (await _look_up(client, user["headers"], "1 Calle Luna, San Juan, PR 00901")).json()["result"]
+    # NRI does not score Puerto Rico: unknown, never 0.
+    assert result["location"]["county_fips"] == "72127"
+    assert result["Total_Score"] is None and all(v is None for v in result["perils"].values())
+    assert result["occupants"] == [] and result["naics_code"] == "N/A"
+    exported = await client.get(f"/api/search-results/{result['search_id']}/export", headers=user["headers"])
+    [row] = list(csv.DictReader(io.StringIO(exported.text)))
+    assert row["Total_Score"] == "" and row["name"] == "NA"
+    # The ZIP centre is a real place, said to be the ZIP's centre: never 0,0.
+    assert float(row["lat"]) > 17 and float(row["lng"]) < -65
+    assert result["receipt"]["geocode_match"] == "zip_centroid"
+
+
+async def test_connecticut_is_scored_by_its_planning_region(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "hartford@example.com")
+    result = (await _look_up(client, user["headers"], "100 Pearl St, Hartford, CT 06103")).json()["result"]
+    # NRI v1.20 scores Connecticut by planning region: Capitol, not the legacy Hartford County 09003.
+    assert result["location"]["county_fips"] == "09110" and result["Total_Score"] is not None
+
+
+async def test_an_unknown_zip_with_no_known_place_is_refused_and_not_charged(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "nowhere@example.com")
+    response = await _look_up(client, user["headers"], "1 Nowhere Rd, Atlantis, ZZ 00000")
+    assert response.status_code == 404 and "nothing was charged" in response.json()["error"]
+    assert "00000 is not a ZIP code we know" in response.json()["error"]
+    assert (await _stats(client, user["headers"]))["current_month_searches"] == 0

@@ -49,6 +49,7 @@ ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/api/batch-jobs/{job_id}"): USER,
     ("GET", "/api/list-exported-files"): USER,
     ("DELETE", "/api/exports/{filename}"): USER,
+    ("GET", "/api/exports/{filename}/detailed"): USER,
     ("GET", "/api/view-export/{filename}"): USER,
     ("GET", "/api/download/{filename}"): USER,
     ("POST", "/api/search"): USER,

@@ -83,3 +83,12 @@ def test_the_choice_is_a_candidate_and_weights_add_up(zip_shares, place) -> None
     assert choice.county_fips in {c for c, _ in zip_shares}
     assert sum(c.share for c in choice.candidates) == pytest.approx(1.0)
     assert 0 < choice.confidence <= 1 and choice.confidence == max(c.share for c in choice.candidates)
+
+
+def test_a_zip_and_a_city_of_another_state_are_each_half_believed() -> None:
+    from domain.county_choice import disputed_by_place
+
+    new_york_zip = choose_county([CountyShare("36061", 1.0)], {})
+    disputed = disputed_by_place(new_york_zip, {"53033": 1.0}, "ZIP code 10001 is in NY, but the address says WA")
+    assert disputed.county_fips == "36061" and disputed.confidence == pytest.approx(0.5) and disputed.low_confidence
+    assert [(a.county_fips, a.share) for a in disputed.alternatives] == [("53033", pytest.approx(0.5))]

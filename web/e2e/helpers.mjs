@@ -50,9 +50,14 @@ export async function openPage(browser, { width = 1280, height = 900 } = {}) {
   return { context, page, errors };
 }
 
-export async function screenshot(page, name) {
+/** Where a screenshot called `name` is saved (the folder made if need be). */
+export function screenshotPath(name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  return path.join(SCREENSHOTS, `${name}.png`);
+}
+
+export async function screenshot(page, name) {
+  await page.screenshot({ path: screenshotPath(name), fullPage: true });
 }
 
 const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -166,4 +171,22 @@ export function totp(secret, atMs = Date.now()) {
 export async function nextTotpStep() {
   const msLeft = 30_000 - (Date.now() % 30_000);
   await new Promise((resolve) => setTimeout(resolve, msLeft + 200));
+}
+
+/** The page's width, and the first elements reaching past the viewport's right edge (to say what overflows). */
+export async function overflow(page) {
+  return page.evaluate(() => {
+    const width = window.innerWidth;
+    const name = (el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
+    const inScrollBox = (el) => !!el.parentElement?.closest('.table-scroll');
+    const elements = [...document.querySelectorAll('body *')].filter((el) => !inScrollBox(el));
+    // A box past the edge, or text spilling out of a box that does not scroll (a long file name).
+    const past = elements
+      .filter((el) => el.getBoundingClientRect().right > width + 0.5)
+      .map((el) => `${name(el)} (${Math.round(el.getBoundingClientRect().right)} px)`);
+    const spilling = elements
+      .filter((el) => getComputedStyle(el).overflowX === 'visible' && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+      .map((el) => `${name(el)} (content ${el.scrollWidth} px in ${el.clientWidth} px)`);
+    return { scrollWidth: document.documentElement.scrollWidth, culprits: [...past, ...spilling].slice(0, 6) };
+  });
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { PASSWORD, launch, openPage, perilscope, screenshot, signIn, uniqueEmail } from './helpers.mjs';
+import { PASSWORD, launch, openPage, overflow, perilscope, screenshot, signIn, uniqueEmail } from './helpers.mjs';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
 const PHONE = { width: 390, height: 844 };
@@ -16,24 +16,6 @@ const BATCH = ['Street Address,City,State,Zip,Country', '701 5th Ave,Seattle,WA,
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-/** The page's width, and the first elements reaching past the viewport's right edge (to say what overflows). */
-async function overflow(page) {
-  return page.evaluate(() => {
-    const width = window.innerWidth;
-    const name = (el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
-    const inScrollBox = (el) => !!el.parentElement?.closest('.table-scroll');
-    const elements = [...document.querySelectorAll('body *')].filter((el) => !inScrollBox(el));
-    // A box past the edge, or text spilling out of a box that does not scroll (a long file name).
-    const past = elements
-      .filter((el) => el.getBoundingClientRect().right > width + 0.5)
-      .map((el) => `${name(el)} (${Math.round(el.getBoundingClientRect().right)} px)`);
-    const spilling = elements
-      .filter((el) => getComputedStyle(el).overflowX === 'visible' && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
-      .map((el) => `${name(el)} (content ${el.scrollWidth} px in ${el.clientWidth} px)`);
-    return { scrollWidth: document.documentElement.scrollWidth, culprits: [...past, ...spilling].slice(0, 6) };
-  });
-}
 
 /** A table at 390 px: every column inside its box, none behind a side scroll. */
 async function assertTableFits(page, table, name, problems) {
@@ -86,7 +68,7 @@ test('the dashboard, search result, export viewer and admin pages fit a 390 px p
 
   await page.getByRole('link', { name: /701 5th Ave/ }).first().click();
   await page.waitForURL('**/search-result/**');
-  await page.getByText('King, WA (53033)').waitFor();
+  await page.getByRole('region', { name: 'Score receipt' }).getByText('King, WA (53033)').waitFor();
   await checkWidths(page, 'layout-search-result', problems);
 
   // A small batch gives an export to open.

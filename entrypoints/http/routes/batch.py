@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from litestar import MediaType, Response, delete, get, post
 from litestar.datastructures import UploadFile
-from litestar.params import FromPath, JSONBody, MultipartBody
+from litestar.params import FromPath, FromQuery, JSONBody, MultipartBody
 from litestar.response import Stream
 
+from adapters.exports import detailed_writers
 from application.batch import eta_seconds
 from application.ports.batch import BatchJob, ExportFile
 from application.ports.clock import Clock
@@ -130,6 +133,29 @@ async def download_export(batch: Batch, claims: Claims, filename: FromPath[str])
     )
 
 
+@get(
+    "/api/exports/{filename:str}/detailed",
+    tags=["batch"],
+    summary="The detailed export: one row per input row with your columns, every score, rating and the location",
+    **signed_in(400, 404),
+)
+async def download_detailed_export(
+    batch: Batch,
+    claims: Claims,
+    filename: FromPath[str],
+    format: FromQuery[Literal["csv", "xlsx", "jsonl"]] = "csv",  # noqa: A002 - the documented parameter name
+) -> Response[bytes]:
+    export, detail = await batch.detailed_export(claims, filename)
+    # Building a large XLSX takes seconds of CPU: off the event loop.
+    body = await asyncio.to_thread(detailed_writers.write, detail, list(export.detail_columns), format)
+    media_type, extension = detailed_writers.FORMATS[format]
+    name = f"{export.name.rsplit('.', 1)[0]}_detailed.{extension}"
+    return Response(
+        body, media_type=media_type,
+        headers={"Content-Disposition": f'attachment; filename="{name}"', **export_headers(export)},
+    )
+
+
 @delete(
     "/api/exports/{filename:str}", tags=["batch"], status_code=200, summary="Delete one of your exports",
     **signed_in(400, 404),
@@ -210,4 +236,4 @@ async def legacy_export(batch: Batch, claims: Claims, data: JSONBody[LegacyDataB
 
 
 ROUTES = [upload_csv, start_job, list_unfinished_jobs, get_job, list_exported_files, view_export, download_export,
-          delete_export, legacy_search, legacy_match, legacy_export]
+          download_detailed_export, delete_export, legacy_search, legacy_match, legacy_export]

@@ -129,17 +129,58 @@ export interface Occupant {
   address?: string; // export rows carry their group's address
 }
 
+/** One dataset behind an answer: `as_of` is the date of the data itself (a release, a snapshot). */
+export interface DatasetVersion {
+  dataset: string;
+  version: string | null;
+  as_of: string | null;
+}
+
+export type GeocodeMatch = 'building' | 'zip_centroid' | 'census_exact' | 'none';
+
 export interface ScoreReceipt {
   nri_version: string | null;
   county_fips: string | null;
   county_name: string | null;
   state: string | null;
   geography_level: string | null;
-  geocode_match: string;
+  geocode_match: GeocodeMatch | string;
   lat: number | null;
   lng: number | null;
   providers: Record<string, string | null>;
   scored_at: string;
+  /** Absent on answers stored before the receipt named its datasets. */
+  datasets?: DatasetVersion[];
+  from_cache?: boolean;
+  cache_max_age_hours?: number;
+}
+
+/** How the county was chosen (domain/county_choice.py). */
+export type LocationMethod = 'zip' | 'zip_and_place' | 'zip_share' | 'place' | 'geocoder' | 'none';
+
+/** Another county the address may be in, with its own composite score. */
+export interface CountyAlternative {
+  county_fips: string;
+  county_name: string | null;
+  state: string | null;
+  /** The share (0..1) of the ZIP code's addresses in that county. */
+  share: number;
+  Total_Score: number | null;
+  risk_rating: string | null;
+}
+
+export interface ResultLocation {
+  method: LocationMethod;
+  county_fips: string | null;
+  county_name: string | null;
+  state: string | null;
+  /** 0..1; null when the method gives no measure. */
+  confidence: number | null;
+  low_confidence: boolean;
+  alternatives: CountyAlternative[];
+  notes: string[];
+  source: string;
+  tract_geoid?: string | null;
 }
 
 export interface SearchResult {
@@ -160,6 +201,8 @@ export interface SearchResult {
   vacancies: number | null;
   rental_rate: string | null;
   receipt: ScoreReceipt;
+  /** Absent on answers stored before it was sent. */
+  location?: ResultLocation;
 }
 
 export interface RecentSearch {

@@ -18,24 +18,26 @@ export default function PerilChart({ perils, ratings }: Props) {
   const rows = HAZARDS.map((h) => ({
     code: h.code,
     name: h.name,
+    axisName: h.short ?? h.name,
     score: perils[`${h.code}_Score`] ?? null,
     rating: ratings?.[h.code] ?? null,
   }));
-  const notApplicable = new Set(rows.filter((r) => r.score === null).map((r) => r.name));
+  const notApplicable = rows.filter((r) => r.score === null);
+  const notApplicableOnAxis = new Set(notApplicable.map((r) => r.axisName));
   return (
     <figure className="peril-chart" data-testid="peril-chart">
-      <div style={{ width: '100%', height: 520 }}>
-        <ResponsiveContainer initialDimension={{ width: 520, height: 520 }}>
+      <div style={{ width: '100%', height: 560 }}>
+        <ResponsiveContainer initialDimension={{ width: 520, height: 560 }}>
           <BarChart data={rows} layout="vertical" margin={{ left: 8, right: 40, top: 8, bottom: 8 }}>
             <CartesianGrid strokeDasharray="3 3" horizontal={false} />
             <XAxis type="number" domain={[0, 100]} />
             <YAxis
               type="category"
-              dataKey="name"
+              dataKey="axisName"
               width={170}
               interval={0}
               tick={{ fontSize: 12 }}
-              tickFormatter={(name: string) => (notApplicable.has(name) ? `${name} (N/A)` : name)}
+              tickFormatter={(name: string) => (notApplicableOnAxis.has(name) ? `${name} (N/A)` : name)}
             />
             <Tooltip formatter={(value) => scoreLabel(value)} />
             <Bar dataKey="score" name="Score (0-100)" fill="#0f7c8c" isAnimationActive={false}>
@@ -46,7 +48,7 @@ export default function PerilChart({ perils, ratings }: Props) {
       </div>
       <figcaption className="muted small">
         FEMA National Risk Index scores, 0 to 100 (county level).
-        {notApplicable.size > 0 && ` Not applicable here (N/A): ${[...notApplicable].join(', ')}.`}
+        {notApplicable.length > 0 && ` Not applicable here (N/A): ${notApplicable.map((r) => r.name).join(', ')}.`}
       </figcaption>
       <details className="peril-table">
         <summary>All 18 scores as a table</summary>

@@ -36,13 +36,18 @@ function isFileBody(body: unknown): body is FileBody {
   return !!body && typeof body === 'object' && (body as { kind?: unknown }).kind === 'file';
 }
 
+/** application/json (or +json) is a message; JSON Lines (application/x-ndjson, jsonl) is a file. */
+export function isJsonMessage(contentType: string): boolean {
+  return /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(contentType.trim());
+}
+
 /**
  * A file as the body of a 200 answer; a JSON answer (an error, or an old server's
  * `{status: "error"}` with 200) and every error status are read as JSON or text.
  */
 async function fileOrMessage(response: Response): Promise<unknown> {
   const type = response.headers.get('content-type') ?? '';
-  if (response.ok && !type.includes('json')) {
+  if (response.ok && !isJsonMessage(type)) {
     return { kind: 'file', blob: await response.blob(), filename: response.headers.get('Content-Disposition') } satisfies FileBody;
   }
   const text = await response.text();

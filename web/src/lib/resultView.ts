@@ -1,16 +1,33 @@
 import type { Occupant, RecentSearch } from '../api/types';
+import { dataDates, isLowConfidence } from './location';
+import { describeSector, mostCommonSector } from './naicsSectors';
 
-/** The 18 geo perils in the order of the data dictionary (SPEC §2 /docs/features). */
-export const HAZARDS: { code: string; name: string }[] = [
+/**
+ * The 18 geo perils in the order of the data dictionary (SPEC §2 /docs/features). NRI v1.20
+ * replaced riverine flooding with inland flooding (IFLD): RFLD_Score is read from it, and says so.
+ */
+export const HAZARDS: { code: string; name: string; /** A shorter label where room is scarce (a chart axis). */ short?: string }[] = [
   { code: 'AVLN', name: 'Avalanche' }, { code: 'CFLD', name: 'Coastal Flooding' }, { code: 'CWAV', name: 'Cold Wave' },
   { code: 'DRGT', name: 'Drought' }, { code: 'ERQK', name: 'Earthquake' }, { code: 'HAIL', name: 'Hail' },
   { code: 'HWAV', name: 'Heat Wave' }, { code: 'HRCN', name: 'Hurricane' }, { code: 'ISTM', name: 'Ice Storm' },
-  { code: 'LNDS', name: 'Landslide' }, { code: 'LTNG', name: 'Lightning' }, { code: 'RFLD', name: 'Riverine Flooding' },
+  { code: 'LNDS', name: 'Landslide' }, { code: 'LTNG', name: 'Lightning' }, { code: 'RFLD', name: 'Riverine Flooding (NRI inland flooding, IFLD)', short: 'Riverine (NRI inland flooding)' },
   { code: 'SWND', name: 'Strong Wind' }, { code: 'TRND', name: 'Tornado' }, { code: 'TSUN', name: 'Tsunami' },
   { code: 'VLCN', name: 'Volcanic Activity' }, { code: 'WFIR', name: 'Wildfire' }, { code: 'WNTW', name: 'Winter Weather' },
 ];
 
 export const CLOSED = 'CLOSED_PERMANENTLY';
+/** Statuses an underwriter is alerted to: the business at this address is not operating. */
+export const CLOSED_STATUSES = new Set([CLOSED, 'CLOSED_TEMPORARILY']);
+
+/** How many occupants are closed, permanently or for now. */
+export function closedCount(occupants: Pick<Occupant, 'business_status'>[]): number {
+  return occupants.filter((o) => CLOSED_STATUSES.has(o.business_status)).length;
+}
+
+/** The building's NAICS, explained: its occupants' most common sector. */
+export function buildingNaics(occupants: Pick<Occupant, 'naics_code'>[]): string {
+  return describeSector(mostCommonSector(occupants));
+}
 export const ADDRESS_UNKNOWN = 'Address Unknown';
 export interface AddressText {
   address: string;
@@ -57,8 +74,9 @@ export function formatScore(score: number | null | undefined, digits = 2): strin
   return typeof score === 'number' ? score.toFixed(digits) : 'N/A';
 }
 
+/** A date as the browser writes it; N/A when there is none (never today's date in its place). */
 export function formatDate(iso: string | null | undefined): string {
-  if (!iso) return new Date().toLocaleDateString();
+  if (!iso) return 'N/A';
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleDateString();
 }
@@ -71,13 +89,22 @@ export interface ResultCard {
   /** null when unknown: shown as N/A, never as a made-up 0 (DESIGN 'Unknown is shown as unknown'). */
   vacancies: number | null;
   photos: number;
+  /** Occupants closed permanently or temporarily. */
   operationAlerts: number;
+  /** The date of the data (occupant registry, NRI release), never of the search. */
   dateLastUpdated: string;
+  /** When the search was made. */
+  searched: string;
+  /** The county is uncertain (the server's `location.low_confidence`). */
+  lowConfidence: boolean;
+  /** The occupants' most common NAICS sector, in words. */
+  naicsSummary: string;
   hasWarning: boolean;
   /** Why the warning flag is up: 'Search failed' or 'Closed permanently'. */
   warning: string | null;
   type: string;
-  totalScore: number;
+  /** null: unknown, shown as N/A. */
+  totalScore: number | null;
   top3ScoresCombined: string;
   naics_code: string;
   occupantDetails: Occupant[];
@@ -88,7 +115,8 @@ export function toCard(search: RecentSearch): ResultCard {
   if (!result) {
     return {
       id: search.search_id, address: 'Search Failed', occupants: 0, vacancies: null, photos: 0, operationAlerts: 0,
-      dateLastUpdated: formatDate(search.timestamp), hasWarning: true, warning: 'Search failed', type: 'Error', totalScore: 0,
+      dateLastUpdated: 'N/A', searched: formatDate(search.timestamp), lowConfidence: false, naicsSummary: 'N/A',
+      hasWarning: true, warning: 'Search failed', type: 'Error', totalScore: null,
       top3ScoresCombined: '', naics_code: 'N/A', occupantDetails: [],
     };
   }
@@ -103,12 +131,15 @@ export function toCard(search: RecentSearch): ResultCard {
     occupants: search.total_results,
     vacancies: result.vacancies ?? text.vacancies,
     photos: result.extra_info?.photos?.length ?? 0,
-    operationAlerts: result.types?.length ?? 0,
-    dateLastUpdated: formatDate(search.timestamp),
+    operationAlerts: closedCount(occupants),
+    dateLastUpdated: dataDates(result.receipt),
+    searched: formatDate(search.timestamp),
+    lowConfidence: isLowConfidence(result.location),
+    naicsSummary: buildingNaics(occupants),
     hasWarning: closed,
     warning: closed ? 'Closed permanently' : null,
     type: (result.types ?? []).join(', '),
-    totalScore: result.Total_Score ?? 0,
+    totalScore: result.Total_Score ?? null,
     top3ScoresCombined: result.Top3_Scores_Combined ?? '',
     naics_code: result.naics_code ?? 'N/A',
     occupantDetails: occupants,
@@ -130,7 +161,8 @@ export interface ResultNavState {
   dateLastUpdated: string;
   imageUrl: string | null;
   occupantDetails: Occupant[];
-  totalScore: number;
+  /** null: unknown (N/A), never 0. */
+  totalScore: number | null;
   top3ScoresCombined: string;
   naics_code: string;
   /** From an export group's card: its building details (a stored search has them on the server). */
@@ -162,10 +194,10 @@ export function readNavState(state: unknown, id: string): ResultNavState | null 
     address: s.address,
     vacancies: typeof s.vacancies === 'number' ? s.vacancies : null,
     photosCount: typeof s.photosCount === 'number' ? s.photosCount : 0,
-    dateLastUpdated: typeof s.dateLastUpdated === 'string' ? s.dateLastUpdated : formatDate(null),
+    dateLastUpdated: typeof s.dateLastUpdated === 'string' ? s.dateLastUpdated : 'N/A',
     imageUrl: typeof s.imageUrl === 'string' ? s.imageUrl : null,
     occupantDetails: Array.isArray(s.occupantDetails) ? s.occupantDetails : [],
-    totalScore: typeof s.totalScore === 'number' ? s.totalScore : 0,
+    totalScore: typeof s.totalScore === 'number' ? s.totalScore : null,
     top3ScoresCombined: typeof s.top3ScoresCombined === 'string' ? s.top3ScoresCombined : '',
     naics_code: typeof s.naics_code === 'string' ? s.naics_code : 'N/A',
     buildingDetails: Array.isArray(s.buildingDetails) ? s.buildingDetails : undefined,

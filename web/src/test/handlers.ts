@@ -274,6 +274,8 @@ export const handlers = [
   http.get('/api/list-exported-files', () => HttpResponse.json({ status: 'success', files: [] })),
   // No batch job is running unless a test says so.
   http.get('/api/batch-jobs', () => HttpResponse.json({ status: 'success', jobs: [] })),
+  // A server without the detailed export (issue #11's endpoint) answers 404: the pages do without it.
+  http.get('/api/exports/:filename/detailed', () => err(404, 'Export not found')),
   http.delete(
     '/api/exports/:filename',
     counted('/api/exports DELETE', () => HttpResponse.json({ status: 'success' })),

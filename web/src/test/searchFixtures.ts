@@ -1,4 +1,4 @@
-import type { Occupant, RecentSearch, SearchResult } from '../api/types';
+import type { DatasetVersion, Occupant, RecentSearch, ResultLocation, SearchResult } from '../api/types';
 
 export const HAZARD_CODES = [
   'AVLN', 'CFLD', 'CWAV', 'DRGT', 'ERQK', 'HAIL', 'HWAV', 'HRCN', 'ISTM',
@@ -10,6 +10,34 @@ export function occupant(overrides: Partial<Occupant> = {}): Occupant {
     name: 'ACME INC', vicinity: '701 5th Ave', types: ['establishment', 'point_of_interest'],
     business_status: 'OPERATIONAL', lat: 47.6, lng: -122.3, naics_code: '518210',
     naics_title: 'Computing Infrastructure Providers', photo_reference: null, ...overrides,
+  };
+}
+
+/** The receipt's datasets as the server names them (adapters/reference_data/readers.py). */
+export const DATASETS: DatasetVersion[] = [
+  { dataset: 'nri_counties', version: 'NRI v1.20.0 (December 2025)', as_of: '2025-12' },
+  { dataset: 'zip_county_shares', version: 'HUD-USPS ZIP–County crosswalk 2023 Q1', as_of: '2023-03' },
+  { dataset: 'businesses', version: 'Seattle 2026-08-02 + DataSF sample', as_of: '2026-08-02' },
+];
+
+/** A sure location: a ZIP code inside one county. */
+export function kingCounty(overrides: Partial<ResultLocation> = {}): ResultLocation {
+  return {
+    method: 'zip', county_fips: '53033', county_name: 'King', state: 'WA', confidence: 1, low_confidence: false,
+    alternatives: [], notes: [], source: 'embedded', tract_geoid: '53033008100', ...overrides,
+  };
+}
+
+/** A ZIP code shared by two counties, most of its addresses in Gwinnett: the county is uncertain. */
+export function uncertainLocation(): ResultLocation {
+  return {
+    method: 'zip_share', county_fips: '13135', county_name: 'Gwinnett', state: 'GA', confidence: 0.62, low_confidence: true,
+    alternatives: [
+      { county_fips: '13121', county_name: 'Fulton', state: 'GA', share: 0.38, Total_Score: 87.5, risk_rating: 'Relatively High' },
+      { county_fips: '13117', county_name: 'Forsyth', state: 'GA', share: 0.004, Total_Score: null, risk_rating: null },
+    ],
+    notes: ['ZIP code 30097 spans 3 counties; most of its addresses are in Gwinnett County.'],
+    source: 'embedded', tract_geoid: null,
   };
 }
 
@@ -41,7 +69,9 @@ export function searchResult(id: string, street: string, overrides: Partial<Sear
       geocode_match: 'building', lat: 47.6, lng: -122.3,
       providers: { geocoder: 'embedded', places: 'seattle_business_licences', perils: 'fema_nri', property_records: 'seattle_buildings' },
       scored_at: '2026-11-20T10:00:00Z',
+      datasets: DATASETS,
     },
+    location: kingCounty(),
     ...overrides,
   };
 }

@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { useListExportedFilesQuery } from '../../api/api';
-import { errorMessage, failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
+import { ExportDownloads, downloadErrorText } from '../../components/ExportDownloads';
 import { CLIENT_SUPPLIED_LABEL, CLIENT_SUPPLIED_NOTE, ClientSuppliedBadge } from '../../components/ClientSuppliedBadge';
 import { PageSpinner, Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
@@ -20,11 +20,6 @@ function safeDecode(value: string): string {
   } catch {
     return value;
   }
-}
-
-/** SPEC §8: 'Download error: {server error field, else error message, else Unknown download error}'. */
-function downloadErrorText(error: unknown): string {
-  return `Download error: ${errorMessage(error, failureText(error))}`;
 }
 
 /** /batch-export-detail/{filename}: an export's address groups, a page at a time, and its download. */
@@ -78,6 +73,7 @@ export default function ExportDetailPage() {
           <Link to="/data-processing" className="btn btn-outline">Back</Link>
         </div>
       </header>
+      <ExportDownloads filename={filename} disabled={load.state === 'loading'} />
       {clientSupplied && (
         <Banner kind="warning">
           <strong>{CLIENT_SUPPLIED_LABEL}.</strong> {CLIENT_SUPPLIED_NOTE} Check them against a PerilScope batch before relying on them.
@@ -135,7 +131,7 @@ function GroupCard({ group, filename, index }: { group: AddressGroup; filename: 
         </section>
         <section>
           <h3 className="subtitle">Risk Analysis</h3>
-          <p><span title={TOTAL_TOOLTIP}>Total Score</span>: <strong>{group.riskScores.total.toFixed(2)}</strong></p>
+          <p><span title={TOTAL_TOOLTIP}>Total Score</span>: <strong>{group.riskScores.total === null ? '—' : group.riskScores.total.toFixed(2)}</strong></p>
           <p title={TOP3_TOOLTIP}>Top 3 Risks</p>
           <p className="top3 small">{group.riskScores.top3 || '—'}</p>
         </section>

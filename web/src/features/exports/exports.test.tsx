@@ -8,6 +8,8 @@ import { tokens } from '../../test/handlers';
 import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
 import { exportGroupId, groupNavState, groupRows, parseExportCsv, parseExportGroupId } from '../../lib/exports/groups';
+import { groupDetails } from '../../lib/exports/detailed';
+import { DATASETS, kingCounty, searchResult, uncertainLocation } from '../../test/searchFixtures';
 
 const FILE = 'seattle_export_20261123_101500_000001.csv';
 const COLUMNS = ['address', 'name', 'vicinity', 'types', 'lat', 'lng', 'business_status', 'Total_Score', 'Top3_Scores_Combined', 'naics_code'];
@@ -189,5 +191,138 @@ describe('the export viewer says what went wrong and what to do', () => {
     const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
     await user.click(await screen.findByRole('button', { name: 'Download CSV' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Download error: Export not yet complete');
+  });
+});
+
+/** The detailed export as JSON Lines: one line per address, the whole answer (issue #11's endpoint). */
+function detailedJsonl(): string {
+  const seattle = searchResult('s', '701 5th Ave, Seattle, WA 98104', { location: kingCounty() });
+  const sf = searchResult('f', '1 Market St, San Francisco, CA 94105', { location: uncertainLocation() });
+  return [seattle, sf].map((answer) => JSON.stringify(answer)).join('\n') + '\n';
+}
+
+function serveDetailed(onFormat?: (format: string | null, auth: string | null) => void) {
+  server.use(
+    http.get('/api/exports/:name/detailed', ({ request, params }) => {
+      const format = new URL(request.url).searchParams.get('format');
+      onFormat?.(format, request.headers.get('Authorization'));
+      if (params.name !== FILE) return HttpResponse.json({ status: 'error', error: 'Export not found' }, { status: 404 });
+      if (format === 'jsonl') return new HttpResponse(detailedJsonl(), { headers: { 'Content-Type': 'application/x-ndjson' } });
+      const type = format === 'xlsx' ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' : 'text/csv';
+      const name = FILE.replace('.csv', format === 'xlsx' ? '.xlsx' : '_detailed.csv');
+      return new HttpResponse('bytes', { headers: { 'Content-Type': type, 'Content-Disposition': `attachment; filename="${name}"` } });
+    }),
+  );
+}
+
+describe('an export group page shows what a single search shows', () => {
+  it('reads address groups out of JSON Lines, one line per address or per occupant', () => {
+    const perOccupant = [
+      JSON.stringify({ address: '1 A St', AVLN_Score: null, ERQK_Score: 12.5, receipt: { nri_version: '1.20.0' } }),
+      JSON.stringify({ address: '', name: 'Second occupant' }),
+      'not json',
+      JSON.stringify({ address: '2 B St', perils: { ERQK_Score: 3 } }),
+    ].join('\n');
+    const groups = groupDetails(perOccupant);
+    expect(groups).toHaveLength(2);
+    expect(groups[0]!.perils).toMatchObject({ AVLN_Score: null, ERQK_Score: 12.5, HAIL_Score: null });
+    expect(groups[0]!.receipt?.nri_version).toBe('1.20.0');
+    expect(groups[1]!.perils?.ERQK_Score).toBe(3);
+    expect(groupDetails(JSON.stringify({ address: '3 C St', name: 'x' }))[0]!.perils).toBeNull();
+  });
+
+  it('opened from the viewer: the peril chart, receipt and location of the detailed export, and Next works', async () => {
+    serveExport();
+    serveDetailed();
+    const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
+    await user.click(await screen.findByRole('link', { name: '701 5th Ave, Seattle, WA 98104' }, { timeout: 5000 }));
+    expect(await screen.findByTestId('peril-chart')).toBeInTheDocument();
+    const receipt = screen.getByRole('region', { name: 'Score receipt' });
+    expect(within(receipt).getByText('King, WA (53033)')).toBeInTheDocument();
+    expect(within(receipt).getByRole('table', { name: 'Datasets' })).toHaveTextContent('2026-08-02');
+    const overview = screen.getByRole('region', { name: 'Address Overview' });
+    expect(within(overview).getByText('Last Update').nextSibling).toHaveTextContent(/^Occupants 2026-08-02 · NRI 2025-12$/);
+    expect(within(overview).getByText('Operation alerts').nextSibling).toHaveTextContent(/^1$/);
+    expect(within(screen.getByRole('region', { name: 'Location' })).getByText('Located by').nextSibling).toHaveTextContent('ZIP code in one county');
+    expect(DATASETS.length).toBeGreaterThan(0);
+
+    const next = screen.getByRole('button', { name: 'Next' });
+    await waitFor(() => expect(next).toBeEnabled());
+    await user.click(next);
+    expect(await screen.findByRole('heading', { level: 1, name: '1 Market St, San Francisco, CA 94105' })).toBeInTheDocument();
+    expect(await screen.findByRole('note', { name: 'County uncertain' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
+  });
+
+  it('without a detailed export the page has no chart, and a row without a score says N/A, never 0', async () => {
+    const csv = Papa.unparse({ fields: COLUMNS, data: [['9 Blank St, Seattle, WA 98104', 'X', 'NA', 'bank', 0, 0, 'OPERATIONAL', '', '', '522110']] });
+    server.use(http.get('/api/view-export/:name', () => new HttpResponse(csv, { headers: { 'Content-Type': 'text/csv' } })));
+    renderApp({ route: `/search-result/${encodeURIComponent(`export:${FILE}:0`)}`, preloadedState: signedInState(ANN) });
+    expect(await screen.findByRole('heading', { level: 1, name: '9 Blank St, Seattle, WA 98104' })).toBeInTheDocument();
+    expect(screen.getByTestId('total-score')).toHaveTextContent(/^N\/A$/);
+    const overview = screen.getByRole('region', { name: 'Address Overview' });
+    expect(within(overview).getByText('Last Update').nextSibling).toHaveTextContent(/^N\/A$/);
+    expect(screen.queryByTestId('peril-chart')).not.toBeInTheDocument();
+  });
+
+  it('opened directly, the group page shows the same chart as from the viewer', async () => {
+    serveExport();
+    serveDetailed();
+    renderApp({ route: `/search-result/${encodeURIComponent(`export:${FILE}:0`)}`, preloadedState: signedInState(ANN) });
+    expect(await screen.findByTestId('peril-chart')).toBeInTheDocument();
+    expect(screen.getByRole('region', { name: 'Score receipt' })).toBeInTheDocument();
+  });
+});
+
+describe('the export in each format', () => {
+  it('the viewer downloads Detailed CSV, XLSX and JSON Lines from /api/exports/{filename}/detailed', async () => {
+    serveExport();
+    const asked: [string | null, string | null][] = [];
+    serveDetailed((format, auth) => asked.push([format, auth]));
+    const saved = captureSavedFiles();
+    const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
+    const formats = await screen.findByRole('group', { name: `Other formats of ${FILE}` });
+    await user.click(within(formats).getByRole('button', { name: 'Detailed CSV' }));
+    await waitFor(() => expect(saved).toHaveLength(1));
+    await user.click(within(formats).getByRole('button', { name: 'XLSX' }));
+    await waitFor(() => expect(saved).toHaveLength(2));
+    await user.click(within(formats).getByRole('button', { name: 'JSON Lines' }));
+    await waitFor(() => expect(saved).toHaveLength(3));
+    expect(asked.map(([format]) => format)).toEqual(['csv', 'xlsx', 'jsonl']);
+    expect(asked.every(([, auth]) => auth?.startsWith('Bearer '))).toBe(true);
+    expect(saved.slice(0, 2)).toEqual([FILE.replace('.csv', '_detailed.csv'), FILE.replace('.csv', '.xlsx')]);
+    expect(saved[2]).toBe(FILE.replace('.csv', '.jsonl')); // no Content-Disposition: the page's own name
+    expect(screen.getByText('JSON Lines download started.')).toBeInTheDocument();
+  });
+
+  it("a failed format download says 'Download error:' and the server's reason", async () => {
+    serveExport();
+    server.use(http.get('/api/exports/:name/detailed', () =>
+      HttpResponse.json({ status: 'error', error: 'Unknown format' }, { status: 400 })));
+    const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
+    await user.click(await screen.findByRole('button', { name: 'XLSX' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Download error: Unknown format');
+  });
+
+  it('the export history offers every format behind one keyboard-operable button', async () => {
+    server.use(http.get('/api/list-exported-files', () => HttpResponse.json({
+      status: 'success',
+      files: [{ id: '1', name: FILE, path: `exports/${FILE}`, exported_at: '2026-11-23T10:15:00Z', source: 'computed' }],
+    })));
+    const asked: string[] = [];
+    serveDetailed((format) => asked.push(String(format)));
+    const saved = captureSavedFiles();
+    const { user } = renderApp({ route: '/data-processing', preloadedState: signedInState(ANN) });
+    const toggle = await screen.findByRole('button', { name: `Download formats for ${FILE}` });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    expect(screen.queryByRole('button', { name: 'XLSX' })).not.toBeInTheDocument();
+    toggle.focus();
+    await user.keyboard('{Enter}');
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    const formats = screen.getByRole('group', { name: `Other formats of ${FILE}` });
+    expect(within(formats).getAllByRole('button').map((b) => b.textContent)).toEqual(['CSV', 'Detailed CSV', 'XLSX', 'JSON Lines']);
+    await user.click(within(formats).getByRole('button', { name: 'XLSX' }));
+    await waitFor(() => expect(saved).toEqual([FILE.replace('.csv', '.xlsx')]));
+    expect(asked).toEqual(['xlsx']);
   });
 });

@@ -5,6 +5,7 @@ import { ClientSuppliedBadge } from '../../components/ClientSuppliedBadge';
 import { errorMessage } from '../../api/errors';
 import type { ExportedFile } from '../../api/types';
 import { Banner } from '../../components/Banner';
+import { ExportDownloads } from '../../components/ExportDownloads';
 import { Spinner } from '../../components/Spinner';
 
 /** Batch Export History (SPEC §2): newest first, each linking to its viewer, each deletable. */
@@ -47,29 +48,32 @@ export function ExportHistory() {
                 <span className="muted small">{new Date(file.exported_at).toLocaleString()}</span>
                 {file.source === 'client' && <ClientSuppliedBadge />}
               </Link>
-              {confirming === file.name ? (
-                <div className="export-confirm" role="group" aria-label={`Delete ${file.name}?`}>
-                  <span className="small">Delete this export? This cannot be undone.</span>
-                  <button type="button" className="btn btn-danger btn-sm" disabled={deleting} onClick={() => void confirmDelete(file)}>
-                    {deleting ? 'Deleting...' : 'Delete'}
+              <div className="export-actions">
+                <ExportDownloads filename={file.name} compact />
+                {confirming === file.name ? (
+                  <div className="export-confirm" role="group" aria-label={`Delete ${file.name}?`}>
+                    <span className="small">Delete this export? This cannot be undone.</span>
+                    <button type="button" className="btn btn-danger btn-sm" disabled={deleting} onClick={() => void confirmDelete(file)}>
+                      {deleting ? 'Deleting...' : 'Delete'}
+                    </button>
+                    <button type="button" className="btn btn-outline btn-sm" disabled={deleting} onClick={() => setConfirming(null)}>
+                      Cancel
+                    </button>
+                  </div>
+                ) : (
+                  <button
+                    type="button"
+                    className="btn btn-outline btn-sm export-delete"
+                    aria-label={`Delete ${file.name}`}
+                    onClick={() => {
+                      setOutcome(null);
+                      setConfirming(file.name);
+                    }}
+                  >
+                    Delete
                   </button>
-                  <button type="button" className="btn btn-outline btn-sm" disabled={deleting} onClick={() => setConfirming(null)}>
-                    Cancel
-                  </button>
-                </div>
-              ) : (
-                <button
-                  type="button"
-                  className="btn btn-outline btn-sm export-delete"
-                  aria-label={`Delete ${file.name}`}
-                  onClick={() => {
-                    setOutcome(null);
-                    setConfirming(file.name);
-                  }}
-                >
-                  Delete
-                </button>
-              )}
+                )}
+              </div>
             </li>
           ))}
         </ul>

@@ -5,6 +5,8 @@ import { failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
 import { OccupantsTable } from '../../components/OccupantsTable';
+import { CountyUncertainBadge } from '../../components/CountyUncertainBadge';
+import { DataDates } from '../../components/DataDates';
 import { formatScore, navigationState, toCard, type ResultCard } from '../../lib/resultView';
 
 // recharts is large: it loads with the first chart, never with the initial JS.
@@ -31,17 +33,19 @@ function ResultCardView({ card, imageUrl, latest = false }: { card: ResultCard; 
             {card.warning}
           </span>
         )}
+        {card.lowConfidence && <CountyUncertainBadge />}
       </span>
-      <span className="muted small">{card.dateLastUpdated}</span>
+      <span className="muted small">Searched {card.searched}</span>
       <dl className="result-card-facts">
         <div><dt>Occupants</dt><dd>{card.occupants}</dd></div>
         <div><dt>Vacancies</dt><dd>{card.vacancies ?? 'N/A'}</dd></div>
         <div><dt>Photos</dt><dd>{card.photos}</dd></div>
         <div><dt>Operation alerts</dt><dd>{card.operationAlerts}</dd></div>
-        {card.totalScore > 0 && (
+        {card.totalScore !== 0 && (
           <div><dt>Total score</dt><dd>{formatScore(card.totalScore)}</dd></div>
         )}
-        <div><dt>NAICS</dt><dd>{card.naics_code}</dd></div>
+        <div className="result-card-wide"><dt>NAICS</dt><dd>{card.naicsSummary}</dd></div>
+        <div className="result-card-wide"><dt>Last Update</dt><dd><DataDates text={card.dateLastUpdated} /></dd></div>
       </dl>
       {card.top3ScoresCombined && <span className="top3 small">{card.top3ScoresCombined}</span>}
       {card.type === 'Error' && <span className="status-badge status-other">Error</span>}

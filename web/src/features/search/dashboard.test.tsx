@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RecentSearch } from '../../api/types';
 import { ANN, callCount, db } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
-import { batchSearch, failedSearch, occupant, recentSearch } from '../../test/searchFixtures';
+import { batchSearch, failedSearch, occupant, recentSearch, uncertainLocation } from '../../test/searchFixtures';
 import { server } from '../../test/server';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
@@ -132,7 +132,10 @@ describe('single search messages (SPEC §8)', () => {
   it('the monthly limit gives the limit message and reloads the statistics', async () => {
     useSearchServer([], () => {
       db.stats = { ...db.stats, current_month_searches: 10, search_limit: 10, remaining_searches: 0, total_searches: 10, last_search_date: null };
-      return err(429, 'Monthly search limit reached: search limit reached (10 searches/month)');
+      return HttpResponse.json(
+        { status: 'error', error: 'Monthly search limit reached', code: 'quota_exceeded', details: { limit: 10 } },
+        { status: 429 },
+      );
     });
     const { user } = openDashboard();
     await user.type(await screen.findByLabelText('Property address'), SEATTLE);
@@ -241,8 +244,10 @@ describe('Recent Single Searches', () => {
     expect(within(top).getByText('Total score').nextSibling).toHaveTextContent('99.70');
     expect(within(top).getByText('Vacancies').nextSibling).toHaveTextContent('N/A');
     expect(within(top).getByText('Photos').nextSibling).toHaveTextContent('2');
-    expect(within(top).getByText('Operation alerts').nextSibling).toHaveTextContent('2');
-    expect(within(top).getByText('NAICS').nextSibling).toHaveTextContent('518210');
+    expect(within(top).getByText('Operation alerts').nextSibling).toHaveTextContent(/^0$/);
+    expect(within(top).getByText('NAICS').nextSibling).toHaveTextContent(/^Most common: 51 Information \(1 of 1\)$/);
+    expect(within(top).getByText('Last Update').nextSibling).toHaveTextContent(/^Occupants 2026-08-02 · NRI 2025-12$/);
+    expect(within(top).getByText(`Searched ${new Date('2026-11-20T10:00:00Z').toLocaleDateString()}`)).toBeInTheDocument();
     expect(within(top).getByText(/Earthquake: 99.9/)).toBeInTheDocument();
     expect(within(top).queryByTestId('card-warning')).not.toBeInTheDocument();
 
@@ -253,6 +258,33 @@ describe('Recent Single Searches', () => {
     const failed = within(list).getByRole('link', { name: /Search Failed/ });
     expect(failed).toHaveClass('result-card-warning');
     expect(within(failed).getByText('Error')).toBeInTheDocument();
+  });
+
+  it("marks low-confidence answers 'County uncertain' on the Latest Result and the recent list", async () => {
+    useSearchServer([
+      recentSearch('new', '3620 Howell Ferry Rd', { location: uncertainLocation() }),
+      recentSearch('sure', '701 5th Ave'),
+      recentSearch('old', '1 Peachtree St', { location: uncertainLocation() }),
+    ]);
+    openDashboard();
+    const latest = await screen.findByRole('link', { name: /3620 Howell Ferry Rd/ });
+    expect(within(latest).getByTestId('county-uncertain')).toHaveTextContent('County uncertain');
+    const list = screen.getByRole('list', { name: 'Earlier searches' });
+    expect(within(within(list).getByRole('link', { name: /1 Peachtree St/ })).getByTestId('county-uncertain')).toBeInTheDocument();
+    expect(within(within(list).getByRole('link', { name: /701 5th Ave/ })).queryByTestId('county-uncertain')).not.toBeInTheDocument();
+  });
+
+  it('operation alerts count the occupants closed permanently or temporarily', async () => {
+    const search = recentSearch('a', '701 5th Ave');
+    search.filtered_results = [
+      occupant({ business_status: 'CLOSED_TEMPORARILY' }), occupant({ business_status: 'CLOSED_PERMANENTLY' }),
+      occupant({ business_status: 'CLOSED_TEMPORARILY' }), occupant({ business_status: 'OPERATIONAL' }),
+      occupant({ business_status: 'NA' }),
+    ];
+    useSearchServer([search]);
+    openDashboard();
+    const card = await screen.findByRole('link', { name: /^701 5th Ave/ });
+    expect(within(card).getByText('Operation alerts').nextSibling).toHaveTextContent(/^3$/); // not the 2 types of the first
   });
 
   it('a card links to /search-result/{id} with the navigation state', async () => {

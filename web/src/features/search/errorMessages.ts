@@ -3,8 +3,7 @@ import { failureText } from '../../api/errors';
 
 export const NO_RESULTS = 'No results found for this address';
 /** SPEC §8's monthly limit message, with the limit the server reports (10 unless an admin changed it). */
-export function limitMessage(serverText = ''): string {
-  const limit = /\((\d+) searches\/month\)/.exec(serverText)?.[1] ?? '10';
+export function limitMessage(limit: number = 10): string {
   return `You have reached your monthly search limit (${limit} searches/month). Please contact an administrator to upgrade your account.`;
 }
 
@@ -20,20 +19,34 @@ function httpStatus(error: FetchBaseQueryError | undefined): number | string | u
   return error.status;
 }
 
+interface ErrorBody {
+  error?: string;
+  detail?: string;
+  code?: string;
+  details?: { limit?: number };
+}
+
 function serverText(error: FetchBaseQueryError): string | undefined {
-  const data = error.data as { error?: string; detail?: string } | undefined;
+  const data = error.data as ErrorBody | undefined;
   return data?.error ?? data?.detail;
+}
+
+/** The monthly search limit, when the server refused for it: its machine code, never its wording. */
+function searchLimitOf(error: FetchBaseQueryError | undefined): number | null {
+  const data = error?.data as ErrorBody | undefined;
+  if (data?.code !== 'quota_exceeded') return null;
+  return typeof data.details?.limit === 'number' ? data.details.limit : 10;
 }
 
 /** SPEC §8's single-search messages, by status. */
 export function searchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
   const failure = error as FetchBaseQueryError | undefined;
   const status = httpStatus(failure);
-  const text = failure ? serverText(failure) : undefined;
+  const limit = searchLimitOf(failure);
   if (status === 'TIMEOUT_ERROR') {
     return { text: 'Search request timed out. The server may be busy processing your request. Please try again in a few minutes.', limitReached: false };
   }
-  if (text?.toLowerCase().includes('search limit reached')) return { text: limitMessage(text), limitReached: true };
+  if (limit !== null) return { text: limitMessage(limit), limitReached: true };
   if (status === 504) return { text: 'Server gateway timeout. The search is taking longer than expected...', limitReached: false };
   if (status === 503) return { text: 'Service temporarily unavailable. Please try again in a few minutes.', limitReached: false };
   if (typeof status === 'number' && status >= 500) {
@@ -47,8 +60,8 @@ export function searchErrorMessage(error: unknown): { text: string; limitReached
 export function batchErrorMessage(error: unknown): { text: string; limitReached: boolean } {
   const failure = error as FetchBaseQueryError | undefined;
   const status = httpStatus(failure);
-  const text = failure ? serverText(failure) : undefined;
-  if (text?.toLowerCase().includes('search limit reached')) return { text: limitMessage(text), limitReached: true };
+  const limit = searchLimitOf(failure);
+  if (limit !== null) return { text: limitMessage(limit), limitReached: true };
   if (status === 504) {
     return {
       text: 'Server gateway timeout during batch processing. This may happen with large files. Please try again or contact support if this persists.',

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { batchSearch, failedSearch, occupant, recentSearch } from '../../test/searchFixtures';
 import { actionLabel } from './LookupPanel';
 import { UNREACHABLE } from '../../api/errors';
-import { navigationState, parseAddressText, readNavState, splitRecent, toCard } from '../../lib/resultView';
+import { buildingNaics, navigationState, parseAddressText, readNavState, splitRecent, toCard } from '../../lib/resultView';
+import { dataDates } from '../../lib/location';
+import { sectorOf } from '../../lib/naicsSectors';
 import { batchErrorMessage, LIMIT_MESSAGE, limitMessage, searchErrorMessage, uploadErrorText } from './errorMessages';
 
 describe('lookup rules', () => {
@@ -21,12 +23,16 @@ describe('lookup rules', () => {
     expect(searchErrorMessage({ status: 504, data: {} }).text).toMatch(/^Server gateway timeout/);
     expect(searchErrorMessage({ status: 503, data: {} }).text).toBe('Service temporarily unavailable. Please try again in a few minutes.');
     expect(searchErrorMessage({ status: 500, data: {} }).text).toMatch(/^Server error occurred/);
-    expect(searchErrorMessage({ status: 429, data: { error: 'Monthly search limit reached: search limit reached (10 searches/month)' } }))
-      .toEqual({ text: LIMIT_MESSAGE, limitReached: true });
-    // An administrator lowered the limit to 3: the message says so.
-    expect(searchErrorMessage({ status: 429, data: { error: 'Monthly search limit reached: search limit reached (3 searches/month)' } }).text)
+    const limited = (limit: number) => ({ status: 429, data: { error: 'any wording', code: 'quota_exceeded', details: { limit } } });
+    expect(searchErrorMessage(limited(10))).toEqual({ text: LIMIT_MESSAGE, limitReached: true });
+    // An administrator lowered the limit to 3: the message says so, from the error's details.
+    expect(searchErrorMessage(limited(3)).text)
       .toBe('You have reached your monthly search limit (3 searches/month). Please contact an administrator to upgrade your account.');
-    expect(limitMessage('search limit reached')).toBe(LIMIT_MESSAGE);
+    expect(limitMessage(10)).toBe(LIMIT_MESSAGE);
+    // The code decides, not the prose: a 429 for another reason is not the monthly limit.
+    const tooFast = { status: 429, data: { error: 'search limit reached? no: too many requests', code: 'rate_limited' } };
+    expect(searchErrorMessage(tooFast).limitReached).toBe(false);
+    expect(batchErrorMessage({ status: 429, data: { error: 'rows', code: 'batch_rows_exceeded' } }).limitReached).toBe(false);
     expect(searchErrorMessage({ status: 400, data: { error: 'Could not find a ZIP code' } }).text).toBe('Search error: Could not find a ZIP code');
   });
 
@@ -60,11 +66,30 @@ describe('lookup rules', () => {
   it('builds a card: failed searches and closed businesses carry the warning; unknown vacancies stay unknown', () => {
     expect(toCard(failedSearch('f', '9 Nowhere'))).toMatchObject({ address: 'Search Failed', type: 'Error', hasWarning: true });
     const ok = toCard(recentSearch('a', '701 5th Ave'));
-    expect(ok).toMatchObject({ address: '701 5th Ave', vacancies: null, photos: 2, operationAlerts: 2, hasWarning: false, totalScore: 99.7 });
+    expect(ok).toMatchObject({
+      address: '701 5th Ave', vacancies: null, photos: 2, operationAlerts: 0, hasWarning: false, totalScore: 99.7,
+      dateLastUpdated: 'Occupants 2026-08-02 · NRI 2025-12', lowConfidence: false, naicsSummary: 'Most common: 51 Information (1 of 1)',
+    });
+    expect(toCard(recentSearch('n', '3 Pike St', { Total_Score: null })).totalScore).toBeNull();
     const closed = recentSearch('c', '1 Pike St');
     closed.filtered_results = [occupant({ business_status: 'CLOSED_PERMANENTLY' })];
     expect(toCard(closed)).toMatchObject({ hasWarning: true, warning: 'Closed permanently' });
     expect(toCard(recentSearch('d', '2 Pike St', { business_status: 'CLOSED_PERMANENTLY' })).hasWarning).toBe(true);
+  });
+
+  it('names the most common NAICS sector: ranges, ties, unclassified and empty buildings', () => {
+    const codes = (...list: string[]) => list.map((naics_code) => ({ naics_code }));
+    expect(buildingNaics(codes('311811', '332710', '722511'))).toBe('Most common: 31-33 Manufacturing (2 of 3)');
+    expect(buildingNaics(codes('722511', '541511'))).toBe('Most common: 54 Professional, Scientific, and Technical Services (1 of 2)');
+    expect(buildingNaics(codes('N/A', 'NA'))).toBe('N/A');
+    expect(buildingNaics([])).toBe('None');
+    expect(sectorOf('99')).toBeNull();
+  });
+
+  it('data dates come from the receipt, never from the clock', () => {
+    expect(dataDates({ datasets: [{ dataset: 'businesses', version: null, as_of: '2026-08-02' }] })).toBe('Occupants 2026-08-02');
+    expect(dataDates({ datasets: [] })).toBe('N/A');
+    expect(dataDates(null)).toBe('N/A');
   });
 
   it('passes the SPEC §2 navigation state and reads it back only for the same id', () => {

@@ -1,17 +1,22 @@
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useGetSearchResultQuery } from '../../api/api';
-import type { Occupant, RecentSearch, ScoreReceipt } from '../../api/types';
+import type { Occupant, RecentSearch, ResultLocation, ScoreReceipt } from '../../api/types';
 import { errorMessage, failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
+import { DataDates } from '../../components/DataDates';
 import { usePageTitle } from '../../components/usePageTitle';
 import { OccupantsTable } from '../../components/OccupantsTable';
-import { formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../../lib/resultView';
+import { buildingNaics, closedCount, formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../../lib/resultView';
+import { dataDates, isLowConfidence } from '../../lib/location';
 import { groupNavState, parseExportGroupId } from '../../lib/exports/groups';
+import { useGroupDetails, type GroupDetails } from '../../lib/exports/detailed';
 import { useDownload } from '../../lib/download';
 import { useExportFile } from '../../lib/exports/exportFile';
 import { InfoTip } from './InfoTip';
+import { CountyUncertainWarning, LocationSection } from './LocationSection';
+import { ReceiptSection } from './ReceiptSection';
 
 // recharts loads with the page that draws it, never with the initial JS.
 const PerilChart = lazy(() => import('../../components/PerilChart'));
@@ -23,7 +28,6 @@ export const BAD_DATA = 'Error processing data. Please try refreshing.';
 export const LOADING = 'Loading search result...';
 const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index), 0 to 100.';
 const TOP3_TOOLTIP = 'Top three disaster geo peril';
-const FEMA_NOTE = "FEMA's National Risk Index is meant for planning, not for decisions about a single property.";
 
 /** What the page shows: from the stored search, or (while it loads) from the card's navigation state. */
 interface ResultView {
@@ -33,13 +37,17 @@ interface ResultView {
   rentalRate: string | null;
   occupants: number;
   photos: number;
+  /** The date of the data (occupants, NRI), never of the search. */
   lastUpdate: string;
+  /** When the search was made; null for an export group. */
+  searched: string | null;
   occupantDetails: Occupant[];
   totalScore: number | null;
   top3: string;
   perils: Record<string, number | null> | null;
   ratings: Record<string, string | null> | null;
   receipt: ScoreReceipt | null;
+  location: ResultLocation | null;
 }
 
 function fromServer(search: RecentSearch): ResultView | null {
@@ -53,17 +61,20 @@ function fromServer(search: RecentSearch): ResultView | null {
     rentalRate: result.rental_rate ?? text.rentalRate,
     occupants: result.total_results ?? search.total_results,
     photos: result.extra_info?.photos?.length ?? 0,
-    lastUpdate: formatDate(search.timestamp),
+    lastUpdate: dataDates(result.receipt),
+    searched: formatDate(search.timestamp),
     occupantDetails: result.occupants ?? search.filtered_results ?? [],
     totalScore: result.Total_Score,
     top3: result.Top3_Scores_Combined ?? '',
     perils: result.perils ?? null,
     ratings: result.ratings ?? null,
     receipt: result.receipt ?? null,
+    location: result.location ?? null,
   };
 }
 
-function fromNavState(state: ResultNavState): ResultView {
+/** A card's state; an export group's adds what its detailed export holds (scores, receipt, location). */
+function fromNavState(state: ResultNavState, details: GroupDetails | null = null): ResultView {
   return {
     address: state.address,
     details: state.buildingDetails ?? [],
@@ -71,13 +82,15 @@ function fromNavState(state: ResultNavState): ResultView {
     rentalRate: null,
     occupants: state.occupantDetails.length,
     photos: state.photosCount,
-    lastUpdate: state.dateLastUpdated,
+    lastUpdate: details?.receipt ? dataDates(details.receipt) : state.dateLastUpdated,
+    searched: null,
     occupantDetails: state.occupantDetails,
     totalScore: state.totalScore,
     top3: state.top3ScoresCombined,
-    perils: null,
-    ratings: null,
-    receipt: null,
+    perils: details?.perils ?? null,
+    ratings: details?.ratings ?? null,
+    receipt: details?.receipt ?? null,
+    location: details?.location ?? null,
   };
 }
 
@@ -188,16 +201,16 @@ function StoredSearchResult({ id }: { id: string }) {
 function ExportGroupResult({ id, filename, index }: { id: string; filename: string; index: number }) {
   const location = useLocation();
   const passed = readNavState(location.state, id);
-  // With the card's state nothing needs loading; after a reload or from a shared link (or on
-  // Refresh) the group is read from the export file itself.
-  const [fromFile, setFromFile] = useState(!passed);
-  const { load, reload } = useExportFile(fromFile ? filename : null);
+  // The card's state shows at once. The file is read too (from the viewer's cache when it is
+  // there), so Previous/Next know the group count however the page was opened.
+  const { load, reload } = useExportFile(filename, { reuseCached: !!passed });
+  const details = useGroupDetails(filename, index);
   const { busy, error: exportError, download } = useDownload();
   const group = load.state === 'loaded' ? load.groups[index] : undefined;
-  const view = group ? fromNavState(groupNavState(group, id)) : passed ? fromNavState(passed) : null;
+  const view = group ? fromNavState(groupNavState(group, id), details) : passed ? fromNavState(passed, details) : null;
   usePageTitle(view ? view.address : 'Search Result');
 
-  if (load.state === 'error') return <ErrorPanel text={load.message || LOAD_FAILED} />;
+  if (load.state === 'error' && !passed) return <ErrorPanel text={load.message || LOAD_FAILED} />;
   if (load.state === 'loaded' && !group) return <ErrorPanel text={NOT_FOUND} />;
   if (!view) return <LoadingPage />;
 
@@ -212,7 +225,7 @@ function ExportGroupResult({ id, filename, index }: { id: string; filename: stri
         exporting={busy}
         onExport={() => void download(`/api/download/${encodeURIComponent(filename)}`, filename)}
         refreshing={load.state === 'loading'}
-        onRefresh={() => (fromFile ? reload() : setFromFile(true))}
+        onRefresh={reload}
       />
     </ResultLayout>
   );
@@ -236,14 +249,17 @@ interface LayoutProps {
 }
 
 function ResultLayout({ view, loading, busy, error, showDetails, children }: LayoutProps) {
-  const overview: [string, string | number][] = [
+  const overview: [string, ReactNode][] = [
     ['Vacancies', view.vacancies ?? 'N/A'],
     ['Rental Rate', view.rentalRate ?? 'N/A'],
     ['Occupants', view.occupants],
     ['Photos', view.photos],
-    ['Last Update', view.lastUpdate],
+    ['Operation alerts', closedCount(view.occupantDetails)],
+    ['NAICS', buildingNaics(view.occupantDetails)],
+    ['Last Update', <DataDates text={view.lastUpdate} />],
+    ...(view.searched ? [['Searched', view.searched] as [string, string]] : []),
   ];
-  const receipt = view.receipt;
+  const { receipt, location } = view;
 
   return (
     <div className="page search-result" aria-busy={busy}>
@@ -279,8 +295,10 @@ function ResultLayout({ view, loading, busy, error, showDetails, children }: Lay
               )}
             </section>
           )}
+          {location && <LocationSection location={location} geocodeMatch={receipt?.geocode_match ?? null} />}
           <section className="card" aria-labelledby="risk-title">
             <h2 id="risk-title" className="card-title">Risk Analysis</h2>
+            {location && isLowConfidence(location) && <CountyUncertainWarning location={location} />}
             <p className="label-row">
               <span>Total geo-peril score</span>
               <InfoTip label="About the total geo-peril score" text={TOTAL_TOOLTIP} />
@@ -303,25 +321,7 @@ function ResultLayout({ view, loading, busy, error, showDetails, children }: Lay
               </Suspense>
             )}
           </section>
-          {receipt && (
-            <section className="card receipt" aria-labelledby="receipt-title">
-              <h2 id="receipt-title" className="card-title">Score receipt</h2>
-              <dl className="kv-grid small">
-                <div><dt>NRI version</dt><dd>{receipt.nri_version ?? 'N/A'}</dd></div>
-                <div>
-                  <dt>County</dt>
-                  <dd>{receipt.county_name ? `${receipt.county_name}, ${receipt.state} (${receipt.county_fips})` : 'N/A'}</dd>
-                </div>
-                <div><dt>Geography level</dt><dd>{receipt.geography_level ?? 'N/A'}</dd></div>
-                <div><dt>Geocode match</dt><dd>{receipt.geocode_match}</dd></div>
-                {Object.entries(receipt.providers ?? {}).map(([role, name]) => (
-                  <div key={role}><dt>{role.replace(/_/g, ' ')}</dt><dd>{name ?? 'none'}</dd></div>
-                ))}
-                <div><dt>Scored at</dt><dd>{new Date(receipt.scored_at).toLocaleString()}</dd></div>
-              </dl>
-              <p className="muted small">{FEMA_NOTE}</p>
-            </section>
-          )}
+          {receipt && <ReceiptSection receipt={receipt} />}
         </div>
         <section className="card result-right" aria-labelledby="occupants-title">
           <h2 id="occupants-title" className="card-title">Occupant Detail</h2>

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RecentSearch } from '../../api/types';
 import { ANN } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
-import { recentSearch } from '../../test/searchFixtures';
+import { occupant, recentSearch, uncertainLocation } from '../../test/searchFixtures';
 import { server } from '../../test/server';
 
 /** The server's stored searches, oldest first, stepping through with previous_id/next_id. */
@@ -61,8 +61,9 @@ describe('/search-result/{id}', () => {
     expect(within(screen.getByRole('list', { name: 'Top 3 Risks' })).getAllByRole('listitem').map((li) => li.textContent))
       .toEqual(['Earthquake: 99.9', 'Volcanic Activity: 98.1', 'Landslide: 97.4']);
 
-    expect(screen.getByText('King, WA (53033)')).toBeInTheDocument();
-    expect(screen.getByText('1.20.0')).toBeInTheDocument();
+    const receipt = screen.getByRole('region', { name: 'Score receipt' });
+    expect(within(receipt).getByText('King, WA (53033)')).toBeInTheDocument();
+    expect(within(receipt).getByText('1.20.0')).toBeInTheDocument();
     expect(screen.getByText("FEMA's National Risk Index is meant for planning, not for decisions about a single property.")).toBeInTheDocument();
 
     const occupants = screen.getByRole('table', { name: 'Occupants' });
@@ -118,7 +119,7 @@ describe('/search-result/{id}', () => {
     release();
     expect(await screen.findByRole('heading', { level: 1, name: '701 5th Ave' })).toBeInTheDocument();
     expect(screen.queryByText('Loading search result...')).not.toBeInTheDocument();
-    expect(screen.getByText('King, WA (53033)')).toBeInTheDocument();
+    expect(within(screen.getByRole('region', { name: 'Score receipt' })).getByText('King, WA (53033)')).toBeInTheDocument();
   });
 
   it("ignores navigation state for another id", async () => {
@@ -190,5 +191,96 @@ describe('/search-result/{id}', () => {
     const { user } = openResult('/search-result/a');
     await user.click(await screen.findByRole('button', { name: 'Export' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Export error: Search not found');
+  });
+
+  it('shows where the answer was located, how, and how sure', async () => {
+    storedSearches([recentSearch('a', '701 5th Ave')]);
+    openResult('/search-result/a');
+    const location = await screen.findByRole('region', { name: 'Location' });
+    const value = (key: string) => within(location).getByText(key).nextSibling as HTMLElement;
+    expect(value('County')).toHaveTextContent('King, WA (53033)');
+    expect(value('Located by')).toHaveTextContent('ZIP code in one county');
+    expect(value('Confidence')).toHaveTextContent('100%');
+    expect(value('Point matched')).toHaveTextContent('The building itself');
+    expect(value('Census tract')).toHaveTextContent('53033008100');
+    expect(screen.queryByTestId('county-uncertain')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Other possible counties/ })).not.toBeInTheDocument();
+  });
+
+  it('marks a low-confidence county and opens its alternatives with one click', async () => {
+    storedSearches([recentSearch('a', '3620 Howell Ferry Rd', { location: uncertainLocation() })]);
+    const { user } = openResult('/search-result/a');
+    const risk = await screen.findByRole('region', { name: 'Risk Analysis' });
+    const warning = within(risk).getByRole('note', { name: 'County uncertain' });
+    expect(within(warning).getByTestId('county-uncertain')).toHaveTextContent('County uncertain');
+    expect(warning).toHaveTextContent('These scores are for Gwinnett, GA (13135), but the address may be in another county.');
+
+    const location = screen.getByRole('region', { name: 'Location' });
+    expect(within(location).getByText('Located by').nextSibling).toHaveTextContent("Where most of the ZIP code's addresses are");
+    expect(within(location).getByText('Confidence').nextSibling).toHaveTextContent('62%');
+    expect(within(location).getByText('ZIP code 30097 spans 3 counties; most of its addresses are in Gwinnett County.')).toBeInTheDocument();
+
+    const disclosure = within(warning).getByRole('button', { name: 'Other possible counties (2)' });
+    expect(disclosure).toHaveAttribute('aria-expanded', 'false');
+    expect(screen.queryByRole('table', { name: 'Other possible counties' })).not.toBeInTheDocument();
+    await user.click(disclosure);
+    expect(disclosure).toHaveAttribute('aria-expanded', 'true');
+    const table = screen.getByRole('table', { name: 'Other possible counties' });
+    const rows = within(table).getAllByRole('row').slice(1).map((row) =>
+      [...row.querySelectorAll('th, td')].map((cell) => cell.textContent));
+    expect(rows).toEqual([
+      ['Fulton, GA (13121)', '38%', '87.50', 'Relatively High'],
+      ['Forsyth, GA (13117)', '<1%', 'N/A', 'N/A'],
+    ]);
+    disclosure.focus();
+    await user.keyboard('{Enter}');
+    expect(disclosure).toHaveAttribute('aria-expanded', 'false');
+  });
+
+  it('Last Update is the date of the data, the search time is Searched; NAICS is the most common sector', async () => {
+    const occupants = [
+      occupant({ name: 'A', naics_code: '541511' }), occupant({ name: 'B', naics_code: '541330' }),
+      occupant({ name: 'C', naics_code: '722511', business_status: 'CLOSED_TEMPORARILY' }),
+      occupant({ name: 'D', naics_code: 'N/A', business_status: 'CLOSED_PERMANENTLY' }),
+    ];
+    storedSearches([recentSearch('a', '701 5th Ave', { occupants, total_results: 4 })]);
+    openResult('/search-result/a');
+    await screen.findByRole('heading', { level: 1, name: '701 5th Ave' });
+    expect(overviewValue('Last Update')).toHaveTextContent(/^Occupants 2026-08-02 · NRI 2025-12$/);
+    expect(overviewValue('Searched')).toHaveTextContent(new Date('2026-11-20T10:00:00Z').toLocaleDateString());
+    expect(overviewValue('NAICS')).toHaveTextContent(/^Most common: 54 Professional, Scientific, and Technical Services \(2 of 4\)$/);
+    expect(overviewValue('Operation alerts')).toHaveTextContent(/^2$/);
+  });
+
+  it('a stored answer without data dates says N/A, never today', async () => {
+    const old = recentSearch('a', '701 5th Ave');
+    delete old.result_data!.receipt.datasets;
+    storedSearches([old]);
+    openResult('/search-result/a');
+    await screen.findByRole('heading', { level: 1, name: '701 5th Ave' });
+    expect(overviewValue('Last Update')).toHaveTextContent(/^N\/A$/);
+  });
+
+  it('names RFLD as NRI inland flooding in the peril table', async () => {
+    storedSearches([recentSearch('a', '701 5th Ave')]);
+    openResult('/search-result/a');
+    const chart = await screen.findByTestId('peril-chart');
+    expect(within(chart).getByRole('rowheader', { name: 'Riverine Flooding (NRI inland flooding, IFLD)', hidden: true })).toBeInTheDocument();
+  });
+
+  it('a null composite score shows N/A, never 0', async () => {
+    storedSearches([recentSearch('a', '701 5th Ave', { Total_Score: null })]);
+    openResult('/search-result/a');
+    expect(await screen.findByTestId('total-score')).toHaveTextContent(/^N\/A$/);
+  });
+
+  it('a receipt served from an earlier answer says so, with its age limit', async () => {
+    const cached = recentSearch('a', '701 5th Ave');
+    Object.assign(cached.result_data!.receipt, { from_cache: true, cache_max_age_hours: 24 });
+    storedSearches([cached]);
+    openResult('/search-result/a');
+    const receipt = await screen.findByRole('region', { name: 'Score receipt' });
+    expect(within(receipt).getByText('Served from').nextSibling).toHaveTextContent('An earlier answer (at most 24 h old)');
+    expect(within(receipt).getByRole('table', { name: 'Datasets' })).toHaveTextContent('NRI v1.20.0 (December 2025)');
   });
 });

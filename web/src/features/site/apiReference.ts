@@ -71,6 +71,6 @@ export const ERRORS: [string, string][] = [
   ['403', 'Signed in, but not allowed (admin routes for regular users).'],
   ['404', 'Not found, or not yours: other users\u2019 searches and exports are never visible.'],
   ['413', 'The upload is larger than 20 MB.'],
-  ['429', 'The monthly search limit is reached ("search limit reached") or too many requests in a minute.'],
+  ['429', 'The monthly search limit is reached (code quota_exceeded, details.limit) or too many requests in a minute (code rate_limited).'],
   ['503', 'A data provider is unavailable; try again in a few minutes.'],
 ];

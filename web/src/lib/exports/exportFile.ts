@@ -62,11 +62,15 @@ function groupsOf(content: ExportContent): ExportLoad {
 
 /**
  * An export's address groups, loaded when `filename` is given (null loads nothing), through the
- * API client (so an expired token is refreshed); `reload` fetches the file again.
+ * API client (so an expired token is refreshed); `reload` fetches the file again. `reuseCached`
+ * takes the copy another page has just read instead of reading it again.
  */
-export function useExportFile(filename: string | null): { load: ExportLoad; reload: () => void } {
+export function useExportFile(
+  filename: string | null,
+  { reuseCached = false }: { reuseCached?: boolean } = {},
+): { load: ExportLoad; reload: () => void } {
   const { currentData, error, isFetching, refetch } = exportFileApi.useViewExportQuery(filename ?? skipToken, {
-    refetchOnMountOrArgChange: true,
+    refetchOnMountOrArgChange: !reuseCached,
   });
   const load = useMemo((): ExportLoad => {
     if (!filename) return { state: 'idle' };

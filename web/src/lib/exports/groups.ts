@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import type { Occupant } from '../../api/types';
-import { formatDate, parseAddressText, type ResultNavState } from '../resultView';
+import { parseAddressText, type ResultNavState } from '../resultView';
 
 export type Cell = string | number | boolean | null;
 export type ExportRow = Record<string, Cell>;
@@ -13,7 +13,8 @@ export interface AddressGroup {
   key: string;
   mainAddress: string;
   buildingDetails: [string, string][];
-  riskScores: { total: number; top3: string };
+  /** total: null when the row has none (shown as N/A or a dash, never 0). */
+  riskScores: { total: number | null; top3: string };
   occupants: ExportRow[];
 }
 
@@ -54,7 +55,7 @@ export function groupRows(rows: ExportRow[]): { groups: AddressGroup[]; dropped:
         key: `${text.address}-${groups.length}`,
         mainAddress: text.address,
         buildingDetails: text.details,
-        riskScores: { total: Number(row.Total_Score) || 0, top3: String(row.Top3_Scores_Combined ?? '') },
+        riskScores: { total: scoreCell(row.Total_Score), top3: String(row.Top3_Scores_Combined ?? '') },
         occupants: isEmptyOccupant(row) ? [] : [row],
       });
     } else if (groups.length > 0) {
@@ -64,6 +65,14 @@ export function groupRows(rows: ExportRow[]): { groups: AddressGroup[]; dropped:
     }
   }
   return { groups, dropped };
+}
+
+/** A score cell: its number, or null when it is empty, missing or not a number. */
+function scoreCell(value: Cell | undefined): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'string' || !value.trim()) return null;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : null;
 }
 
 function isEmptyOccupant(row: ExportRow): boolean {
@@ -117,12 +126,12 @@ export function groupNavState(group: AddressGroup, id: string): ResultNavState {
     address: group.mainAddress,
     vacancies: Number.isNaN(vacancies) ? null : vacancies,
     photosCount: 0,
-    dateLastUpdated: formatDate(null),
+    dateLastUpdated: 'N/A', // the SPEC CSV carries no data dates; the detailed export's receipt does
     imageUrl: null,
     occupantDetails: occupants,
     totalScore: group.riskScores.total,
     top3ScoresCombined: group.riskScores.top3,
-    naics_code: occupants[0]?.naics_code ?? 'N/A',
+    naics_code: occupants[0]?.naics_code ?? 'N/A', // SPEC §2's field; the page shows the most common sector
     buildingDetails: group.buildingDetails,
   };
 }

@@ -1,0 +1,157 @@
+"""The detailed export of a batch: one row per input row, in input order, the user's own columns
+first and unchanged, then everything PerilScope knows of the address (DESIGN.md: "Exports keep
+the user's own columns and carry every score, rating, the county, the match level and the
+dataset versions"). Unknown is empty, never 0. The same rows feed CSV, XLSX and JSON Lines."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from domain.answer_record import location_record, perils_record, ratings_record, receipt_record
+from domain.export import safe_cell
+from domain.lookup_result import LookupResult, address_text
+from domain.perils import HAZARDS
+
+ANSWERED, ZIP_LEVEL, NOT_LOCATED = "answered", "answered at ZIP level", "not located"
+
+# (column, what it holds): the XLSX's "Columns" sheet says the same.
+ANSWER_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("row", "Line of the row in the uploaded file"),
+    ("status", f"{ANSWERED}, {ZIP_LEVEL} (the street could not be read) or {NOT_LOCATED}"),
+    ("message", "What to check: state and ZIP disagreeing, an unknown ZIP, a repaired ZIP, an unreadable street"),
+    ("normalized_address", "The address as PerilScope read it"),
+    ("match_level", "Where lat/lng come from: building (a building record), census_exact (Census geocoder), zip_centroid, none"),
+    ("lat", "Latitude (WGS 84); empty when unknown"),
+    ("lng", "Longitude (WGS 84); empty when unknown"),
+    ("county_fips", "The county the scores are for (NRI v1.20 codes; Connecticut planning regions)"),
+    ("county_name", "Its name"),
+    ("county_state", "Its state"),
+    ("county_method", "How the county was chosen: zip, zip_and_place, zip_share, place, geocoder"),
+    ("county_confidence", "Share of the evidence for that county, 0 to 1"),
+    ("low_confidence", "yes when the county is uncertain or something disagreed: check the alternatives"),
+    ("alternative_counties", "Other possible counties: FIPS name (share, composite score)"),
+    ("tract_geoid", "Census tract, when the geocoder gave one"),
+    ("Total_Score", "NRI composite risk score of the county, 0 to 100; empty where NRI has none"),
+    ("risk_rating", "NRI composite rating"),
+    *(
+        column
+        for hazard in HAZARDS
+        for column in (
+            (f"{hazard.code}_Score", f"{hazard.name} score (NRI {hazard.nri_code}), 0 to 100; empty: not applicable"),
+            (f"{hazard.code}_Rating", f"{hazard.name} rating"),
+        )
+    ),
+    ("top_3", "The three highest hazard scores"),
+    ("nri_version", "FEMA National Risk Index release of the scores"),
+    ("property_name", "Building record: name"),
+    ("year_built", "Building record: year built"),
+    ("property_type", "Building record: type"),
+    ("floors", "Building record: floors"),
+    ("gross_floor_area_sqft", "Building record: gross floor area"),
+    ("parking_area_sqft", "Building record: parking floor area"),
+    ("largest_use", "Building record: largest use"),
+    ("occupant_count", "Businesses registered at the address"),
+    ("naics_codes", "Their NAICS 2022 codes, most common first"),
+    ("data_as_of", "Dates of the data used: dataset as of date"),
+)
+ANSWER_COLUMN_NAMES = tuple(name for name, _ in ANSWER_COLUMNS)
+
+
+def answer_fields(result: LookupResult) -> dict[str, Any]:
+    """Everything of one answer, by column (shared by every row with the same address)."""
+    location, scores, building = result.location, result.perils, result.building
+    point = location.point
+    if result.address is None or not location.located:
+        status = NOT_LOCATED
+    elif not result.address.street_read:
+        status = ZIP_LEVEL
+    else:
+        status = ANSWERED
+    naics = Counter(o.naics_code for o in result.occupants if o.naics_code)
+    fields: dict[str, Any] = {
+        "status": status,
+        "message": " ".join(location.notes),
+        "normalized_address": result.address.one_line if result.address else "",
+        "match_level": point.match_level if point else "none",
+        "lat": point.lat if point else None,
+        "lng": point.lng if point else None,
+        "county_fips": location.county_fips,
+        "county_name": location.county_name,
+        "county_state": location.state,
+        "county_method": location.method,
+        "county_confidence": location.confidence,
+        "low_confidence": "yes" if location.low_confidence else "no",
+        "alternative_counties": "; ".join(
+            f"{a.county_fips} {a.county_name or ''} ({a.share:.0%}, {_number(a.total_score)})"
+            for a in location.alternatives
+        ),
+        "tract_geoid": location.tract_geoid,
+        "Total_Score": scores.total if scores else None,
+        "risk_rating": scores.total_rating if scores else None,
+        "top_3": "; ".join(f"{h.name} {s}" for h, s in scores.top3()) if scores else "",
+        "nri_version": result.provenance.nri_version,
+        "property_name": building.property_name if building else None,
+        "year_built": building.year_built if building else None,
+        "property_type": building.property_type if building else None,
+        "floors": building.floors if building else None,
+        "gross_floor_area_sqft": building.gfa_total if building else None,
+        "parking_area_sqft": building.gfa_parking if building else None,
+        "largest_use": building.largest_use if building else None,
+        "occupant_count": len(result.occupants),
+        "naics_codes": " ".join(code for code, _ in naics.most_common()),
+        "data_as_of": "; ".join(f"{d.dataset} {d.as_of}" for d in result.provenance.datasets if d.as_of),
+    }
+    for hazard in HAZARDS:
+        fields[f"{hazard.code}_Score"] = scores.scores.get(hazard.code) if scores else None
+        fields[f"{hazard.code}_Rating"] = scores.ratings.get(hazard.code) if scores else None
+    return fields
+
+
+def _number(value: float | None) -> str:
+    return "score unknown" if value is None else f"score {value:g}"
+
+
+def detail_columns(user_columns: Iterable[str]) -> list[str]:
+    """The user's columns first, unchanged; ours after them, renamed only if a user's column
+    already has the name."""
+    user = list(user_columns)
+    taken = set(user)
+    return user + [name if name not in taken else f"{name} (PerilScope)" for name in ANSWER_COLUMN_NAMES]
+
+
+def answer_record(result: LookupResult) -> dict[str, Any]:
+    """What one answer adds to each JSON Lines record of its rows: every column of the CSV/XLSX,
+    and the answer's parts as the single lookup shows them (perils, ratings, location, receipt),
+    so the web's group page draws the same chart and receipt. Text is neutralised against
+    spreadsheet formulas here, once, for every format."""
+    record = answer_fields(result)
+    record.pop("row", None)
+    record.update(
+        address=address_text(result),
+        perils=perils_record(result),
+        ratings=ratings_record(result),
+        location=location_record(result),
+        receipt=receipt_record(result),
+    )
+    return neutralised(record)
+
+
+def input_record(line: int, user_values: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """The row's own part of its record: its line and its columns as given (neutralised)."""
+    return {"row": line, "input": neutralised(dict(user_values))}
+
+
+def flat_values(record: dict[str, Any], user_columns: list[str]) -> list[Any]:
+    """A JSON Lines record as one CSV/XLSX row in `detail_columns(user_columns)` order."""
+    inputs = record.get("input") or {}
+    return [inputs.get(name) for name in user_columns] + [record.get(name) for name in ANSWER_COLUMN_NAMES]
+
+
+def neutralised(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: neutralised(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [neutralised(item) for item in value]
+    return safe_cell(value)

@@ -1,0 +1,88 @@
+"""The detailed export of a batch over HTTP, on SQLite and PostgreSQL: one row per input row in
+input order, the user's own columns unchanged, every score and the location, unknown left empty,
+formulas neutralised in CSV, XLSX and JSON Lines."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import openpyxl
+from httpx import AsyncClient
+
+from entrypoints.container import Container
+from tests.conftest import sign_up_and_log_in
+
+UPLOAD = (
+    "policy_no,Street Address,City,State,Zip,Country,insured_value\n"
+    "P-1,701 5th Ave,Seattle,WA,98104,US,2500000\n"
+    "=HYPERLINK(\"http://evil.example\"),1 Calle Luna,San Juan,PR,00901,US,100\n"
+    "P-3,1 Harvard Ave,Allston,MA,2134,US,300\n"
+    "P-4,no number street,Nowhere,ZZ,abc,US,\n"
+    "P-1,701 5th Ave,Seattle,WA,98104,US,2500000\n"
+)
+
+
+async def _finished_export(client: AsyncClient, container: Container, headers: dict) -> str:
+    upload = await client.post("/api/upload-csv", files={"file": ("book.csv", UPLOAD.encode(), "text/csv")}, headers=headers)
+    assert upload.status_code == 200, upload.text
+    started = await client.post("/api/batch-jobs", json={"file_id": upload.json()["file_id"]}, headers=headers)
+    await container.job_queue().drain()
+    job = (await client.get(f"/api/batch-jobs/{started.json()['job']['id']}", headers=headers)).json()["job"]
+    assert job["status"] == "done", job
+    return job["export_filename"]
+
+
+async def test_each_format_keeps_the_rows_in_order_with_the_users_columns(client: AsyncClient, container: Container) -> None:
+    user = await sign_up_and_log_in(client, "detail@example.com")
+    name = await _finished_export(client, container, user["headers"])
+
+    csv_answer = await client.get(f"/api/exports/{name}/detailed", params={"format": "csv"}, headers=user["headers"])
+    assert csv_answer.status_code == 200 and "_detailed.csv" in csv_answer.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(csv_answer.content.decode("utf-8-sig"))))
+    assert [r["policy_no"] for r in rows] == ["P-1", "'=HYPERLINK(\"http://evil.example\")", "P-3", "P-4", "P-1"]
+    assert [r["row"] for r in rows] == ["2", "3", "4", "5", "6"]
+    assert list(rows[0])[:3] == ["policy_no", "insured_value", "row"]  # the user's columns first, unchanged
+    seattle, san_juan, allston, unread, repeat = rows
+    assert seattle["county_fips"] == "53033" and seattle["ERQK_Score"] and seattle["status"] == "answered"
+    assert seattle["match_level"] == "building" and float(seattle["lat"]) > 47 and int(seattle["occupant_count"]) >= 20
+    # Puerto Rico has no NRI scores: empty, never 0.
+    assert san_juan["county_fips"] == "72127" and san_juan["Total_Score"] == "" and san_juan["HRCN_Score"] == ""
+    # A ZIP that lost its leading zero is read back and said so.
+    assert allston["county_fips"] == "25025" and "2134 was read as 02134" in allston["message"]
+    assert allston["low_confidence"] == "yes"
+    assert unread["status"] == "not located" and unread["Total_Score"] == "" and unread["lat"] == ""
+    assert repeat == {**seattle, "row": "6"}
+
+    jsonl = await client.get(f"/api/exports/{name}/detailed", params={"format": "jsonl"}, headers=user["headers"])
+    records = [json.loads(line) for line in jsonl.text.splitlines()]
+    assert jsonl.headers["content-type"].startswith("application/x-ndjson")
+    assert [r["input"]["policy_no"] for r in records] == [r["policy_no"] for r in rows]
+    assert records[0]["location"]["county_fips"] == "53033" and records[0]["perils"]["ERQK_Score"] is not None
+    assert records[0]["address"].startswith("701 5th Ave") and records[1]["Total_Score"] is None
+
+    xlsx = await client.get(f"/api/exports/{name}/detailed", params={"format": "xlsx"}, headers=user["headers"])
+    book = openpyxl.load_workbook(io.BytesIO(xlsx.content))
+    sheet = book["Rows"]
+    header = [cell.value for cell in sheet[1]]
+    assert header[:3] == ["policy_no", "insured_value", "row"] and sheet.max_row == 6
+    formula_looking = sheet.cell(row=3, column=1)
+    assert formula_looking.data_type == "s" and formula_looking.value.startswith("'=")
+    assert sheet.cell(row=3, column=header.index("Total_Score") + 1).value is None
+    described = [row[0].value for row in book["Columns"].iter_rows(min_row=2)]
+    assert "policy_no" in described and "Total_Score" in described
+
+
+async def test_detailed_exports_are_owner_scoped_and_formats_checked(client: AsyncClient, container: Container) -> None:
+    ann = await sign_up_and_log_in(client, "ann-detail@example.com")
+    bob = await sign_up_and_log_in(client, "bob-detail@example.com")
+    name = await _finished_export(client, container, ann["headers"])
+    assert (await client.get(f"/api/exports/{name}/detailed", headers=bob["headers"])).status_code == 404
+    wrong = await client.get(f"/api/exports/{name}/detailed", params={"format": "pdf"}, headers=ann["headers"])
+    assert wrong.status_code == 400
+    # Rows a client sent have no detailed version, and say so.
+    stored = await client.post("/api/export", json={"data": [{"address": "1 Main St", "occupants": []}]}, headers=ann["headers"])
+    client_name = stored.json()["file_path"].split("/", 1)[1]
+    none = await client.get(f"/api/exports/{client_name}/detailed", headers=ann["headers"])
+    assert none.status_code == 404 and "no detailed version" in none.json()["error"]
