@@ -9,22 +9,11 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
-from application.ports import (
-    AccessClaims,
-    AccessTokenIssuer,
-    AttemptThrottle,
-    Clock,
-    OutgoingMail,
-    PasswordHasher,
-    PasswordResetRecord,
-    PasswordStrength,
-    RefreshTokenRecord,
-    SecondFactor,
-    SecondFactorRequired,
-    SystemSettingsStore,
-    UnitOfWorkFactory,
-    UserRoles,
-)
+from application.ports.accounts import AccessClaims, AccessTokenIssuer, PasswordHasher, PasswordResetRecord, PasswordStrength, RefreshTokenRecord, SecondFactor, SecondFactorRequired, UnitOfWorkFactory, UserRoles
+from application.ports.clock import Clock
+from application.ports.mail import OutgoingMail
+from application.ports.settings import SystemSettingsStore
+from application.ports.throttling import AttemptThrottle
 from application.throttles import (
     LOGIN_PER_ACCOUNT,
     LOGIN_PER_ADDRESS,

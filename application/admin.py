@@ -4,45 +4,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, time
-from typing import Protocol
 
 from application.accounts import AccountService, SearchStats
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound
-from application.ports import AccessClaims, Clock, SystemSettingsStore, UnitOfWorkFactory, UserRoles
+from application.ports.accounts import AccessClaims, UnitOfWorkFactory, UserRoles
+from application.ports.admin import SystemCounts, UserDirectory
+from application.ports.clock import Clock
+from application.ports.settings import SystemSettingsStore
 from domain.accounts import Role, User
 from domain.quota import month_key
 from domain.system_settings import SettingsError, SystemSettings, near_limit_threshold
 
 ADMIN_REQUIRED = "Administrator rights are required"
 LAST_ADMIN = "You are the only administrator: make another user an administrator before changing your own role."
-
-
-@dataclass(frozen=True, slots=True)
-class SystemCounts:
-    """SPEC §3 'System stats'."""
-
-    total_users: int
-    admin_users: int
-    regular_users: int
-    total_searches: int
-    month_searches: int
-    day_searches: int
-    near_limit_users: int
-
-
-class UserDirectory(Protocol):
-    async def all_users(self) -> list[User]:
-        """Every account, newest first."""
-        ...
-
-    async def admin_count(self) -> int: ...
-
-    async def counts(self, month: str, month_start: datetime, day_start: datetime, near_limit: int) -> SystemCounts:
-        """Users by role; searches in total, since the month's and the day's start; regular users
-        with at least `near_limit` searches charged in `month`."""
-        ...
 
 
 class AdminService:

@@ -15,13 +15,15 @@ import msgspec
 from dataclasses import dataclass
 from datetime import datetime
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any
 
 from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.errors import NotFound
 from application.lookup import BATCH, LookupService
-from application.lookup_ports import SearchStore, StoredSearch
-from application.ports import AccessClaims, Clock
+from application.ports.accounts import AccessClaims
+from application.ports.batch import CLIENT, BatchJob, BatchStore, ExportFile, JobQueue, UploadedFile
+from application.ports.clock import Clock
+from application.ports.lookup import SearchStore, StoredSearch
 from application.search_quota import MonthlyCharge
 from application.time_slices import SLICE_SECONDS, TimeSlices
 from domain.address import building_key
@@ -37,60 +39,10 @@ NO_DETAIL = (
 )
 ROW_NOT_READ = "This row could not be read as a street and a 5-digit ZIP code, so it was not located."
 PROGRESS_EVERY_ROWS = 500
-COMPUTED, CLIENT = "computed", "client"  # where an export's rows came from
 # Rows a caller sent to POST /api/export are stored as given, unchecked: the name says so, because
 # the name is the one label that stays with the file once downloaded, mailed or shared.
 CLIENT_SUPPLIED_NAME = "client-supplied"
 EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.csv$")
-
-
-@dataclass(frozen=True, slots=True)
-class UploadedFile:
-    id: str
-    user_id: str
-    name: str
-    content: str
-    row_count: int
-    created_at: datetime
-
-    @property
-    def size_bytes(self) -> int:
-        return len(self.content.encode())
-
-
-@dataclass(frozen=True, slots=True)
-class BatchJob:
-    id: str
-    user_id: str
-    file_id: str | None  # None once the upload is deleted (after the job is done)
-    status: str  # queued, running, done, failed
-    stage: str  # search, matching, export
-    done: int
-    total: int
-    created_at: datetime
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
-    error: str | None = None
-    export_name: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ExportFile:
-    id: str
-    user_id: str
-    name: str
-    content: str  # SPEC §3's CSV
-    exported_at: datetime
-    job_id: str | None = None
-    source: str = COMPUTED
-    # The detailed export as JSON Lines, one record per input row (domain/detailed_export.py);
-    # None for client-supplied rows and exports made before detailed exports.
-    detail: str | None = None
-    detail_columns: tuple[str, ...] = ()  # the upload's own columns, in file order
-
-    @property
-    def size_bytes(self) -> int:
-        return len(self.content.encode()) + len((self.detail or "").encode())
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,42 +51,6 @@ class BatchCharge:
 
     search: MonthlyCharge
     rows: RowReservation
-
-
-class BatchStore(Protocol):
-    async def add_upload(self, upload: UploadedFile, storage_limit: int) -> bool:
-        """Store the upload unless the owner's uploads and exports would then pass
-        `storage_limit` bytes (checked and stored atomically); False when refused."""
-        ...
-    async def storage_used(self, user_id: str) -> int: ...
-    async def purge_uploads(self, created_before: datetime) -> int:
-        """Delete the uploads no unfinished job needs: used by a finished job, or never used and
-        created before `created_before`. Returns how many were deleted."""
-        ...
-    async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
-        """The caller's upload; user_id None only for the job runner."""
-        ...
-    async def add_job(self, job: BatchJob) -> None: ...
-    async def job(self, user_id: str | None, job_id: str) -> BatchJob | None: ...
-    async def unfinished_job_ids(self) -> list[str]: ...
-    async def unfinished_jobs(self, user_id: str) -> list[BatchJob]: ...
-    async def start(self, job_id: str, at: datetime) -> None: ...
-    async def progress(self, job_id: str, stage: str, done: int) -> None: ...
-    async def finish(self, job_id: str, export: ExportFile, at: datetime) -> None:
-        """Store the export and mark the job done, in one transaction."""
-        ...
-    async def fail(self, job_id: str, error: str, at: datetime) -> None: ...
-    async def add_export(self, export: ExportFile) -> None: ...
-    async def exports(self, user_id: str) -> list[ExportFile]: ...
-    async def export(self, user_id: str, name: str) -> ExportFile | None:
-        """The export without its detailed records (`export_detail` reads those)."""
-        ...
-    async def export_detail(self, user_id: str, name: str) -> str | None: ...
-    async def delete_export(self, user_id: str, name: str) -> bool: ...
-
-
-class JobQueue(Protocol):
-    async def enqueue(self, job_id: str) -> None: ...
 
 
 def eta_seconds(job: BatchJob, now: datetime) -> int | None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Protocol
 
 from application.errors import QuotaExceeded, StorageFull
-from application.ports import AccessClaims, Clock, SystemSettingsStore, UserRoles
+from application.ports.accounts import AccessClaims, UserRoles
+from application.ports.batch import BatchRowLedger, StorageMeter
+from application.ports.clock import Clock
+from application.ports.settings import SystemSettingsStore
 from domain.accounts import Role
 from domain.quota import month_key
 
@@ -37,22 +39,6 @@ class BatchUsage:
     batch_rows_remaining: int | None
     storage_bytes_used: int
     storage_bytes_limit: int
-
-
-class BatchRowLedger(Protocol):
-    async def reserve(self, user_id: str, month: str, rows: int, limit: int | None) -> bool:
-        """Add `rows` to the month's count in one atomic step, only while the count stays within
-        `limit` (None: no limit); False, and nothing counted, when it would not."""
-        ...
-
-    async def release(self, user_id: str, month: str, rows: int) -> None: ...
-    async def used(self, user_id: str, month: str) -> int: ...
-
-
-class StorageMeter(Protocol):
-    async def storage_used(self, user_id: str) -> int:
-        """Bytes of the user's stored uploads and exports."""
-        ...
 
 
 def rows_exceeded_message(rows: int, remaining: int, limit: int) -> str:

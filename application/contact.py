@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from application.errors import InvalidInput
-from application.ports import AttemptThrottle, Mailer, OutgoingMail
+from application.ports.mail import Mailer, OutgoingMail
+from application.ports.throttling import AttemptThrottle
 from application.throttles import CONTACT_PER_ADDRESS, throttled
 from domain.accounts import is_valid_email, normalize_email
 

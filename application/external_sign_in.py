@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
-from typing import Protocol
 
 from application.accounts import AccountService, Session
 from application.errors import ApplicationError, NotFound
-from application.ports import SecondFactorRequired
+from application.ports.accounts import SecondFactorRequired
+from application.ports.external_sign_in import ExternalIdentityProvider, PendingSignInSealer, ProviderInfo
 
 REQUEST_EXPIRED = "Third-party sign-in failed: the sign-in request expired or was altered. Please try again."
 CANCELLED = "Third-party sign-in was cancelled. Please try again or sign in with email."
@@ -29,49 +28,6 @@ def not_confirmed(provider_name: str) -> str:
 
 class ExternalSignInFailed(ApplicationError):
     """The provider or the returning browser did not prove who the person is; `message` is for the login screen."""
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderInfo:
-    id: str
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class ExternalIdentity:
-    issuer: str
-    subject: str
-    email: str | None  # only a verified address, else None
-    name: str | None
-    picture: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class PendingSignIn:
-    """What the callback must match: kept by the browser in a signed, short-lived cookie."""
-
-    provider: str
-    state: str
-    code_verifier: str
-    nonce: str | None  # only for providers that issue ID tokens
-
-
-class ExternalIdentityProvider(Protocol):
-    def configured(self) -> list[ProviderInfo]: ...
-
-    async def authorization_url(self, provider: str, redirect_uri: str) -> tuple[str, PendingSignIn]: ...
-
-    async def complete(self, provider: str, redirect_uri: str, code: str, pending: PendingSignIn) -> ExternalIdentity:
-        """Exchange the code and prove the identity; raises ExternalSignInFailed."""
-        ...
-
-
-class PendingSignInSealer(Protocol):
-    def seal(self, pending: PendingSignIn) -> str: ...
-
-    def unseal(self, sealed: str) -> PendingSignIn | None:
-        """None when the value was altered, signed with another key, or is older than its lifetime."""
-        ...
 
 
 class ExternalSignIn:

@@ -10,20 +10,10 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from application.errors import InvalidInput, NotFound
-from application.lookup_ports import (
-    AddressParser,
-    CountyLocator,
-    CountyPerils,
-    DataCatalogue,
-    Geocoder,
-    NaicsClassifier,
-    PerilScoresSource,
-    PlacesProvider,
-    PropertyRecords,
-    SearchStore,
-    StoredSearch,
-)
-from application.ports import AccessClaims, Clock, SystemSettingsStore
+from application.ports.accounts import AccessClaims
+from application.ports.clock import Clock
+from application.ports.lookup import AddressParser, CountyLocator, CountyPerils, DataCatalogue, Geocoder, NaicsClassifier, PerilScoresSource, PlacesProvider, PropertyRecords, SearchStore, StoredSearch
+from application.ports.settings import SystemSettingsStore
 from application.search_quota import SearchQuota
 from domain.address import AddressError
 from domain.county_choice import GEOCODER, CountyChoice, decided_by_geocoder, with_note

@@ -10,23 +10,12 @@ from dataclasses import dataclass
 
 from application.accounts import AccountService, Session, hash_token
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
-from application.mfa_ports import (
-    ChallengeSealer,
-    MfaChallenge,
-    MfaEnrolment,
-    MfaStore,
-    OneTimeCodes,
-    QrCodes,
-    SecretBox,
-)
-from application.ports import (
-    AttemptLimiter,
-    Clock,
-    OutgoingMail,
-    PasswordHasher,
-    SystemSettingsStore,
-    UnitOfWorkFactory,
-)
+from application.ports.accounts import PasswordHasher, UnitOfWorkFactory
+from application.ports.clock import Clock
+from application.ports.mail import OutgoingMail
+from application.ports.mfa import ChallengeSealer, MfaChallenge, MfaEnrolment, MfaStore, OneTimeCodes, QrCodes, SecretBox
+from application.ports.settings import SystemSettingsStore
+from application.ports.throttling import AttemptLimiter
 from domain.accounts import Role, User, normalize_email
 from domain.mfa import (
     ISSUER,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from application.errors import InvalidInput, NotFound
-from application.lookup_ports import Photo, PhotoSource
-from application.ports import AccessClaims
+from application.ports.accounts import AccessClaims
+from application.ports.lookup import Photo, PhotoSource
 
 PHOTO_REFERENCE = re.compile(r"^[A-Za-z0-9_-]{10,1000}$")
 DEFAULT_WIDTH = 400  # SPEC §7: the place photo URL asks for width 400

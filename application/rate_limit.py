@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from application.errors import TooManyRequests
-from application.ports import AttemptLimiter, SystemSettingsStore
+from application.ports.settings import SystemSettingsStore
+from application.ports.throttling import AttemptLimiter
 
 TOO_MANY_REQUESTS = "Too many requests. Please wait a minute and try again."
 

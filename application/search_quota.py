@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from application.errors import NotAuthenticated, QuotaExceeded
-from application.lookup_ports import QuotaLedger, SearchStore, StoredSearch
-from application.ports import AccessClaims, Clock, SystemSettingsStore, UserRoles
+from application.ports.accounts import AccessClaims, UserRoles
+from application.ports.clock import Clock
+from application.ports.lookup import QuotaLedger, SearchStore, StoredSearch
+from application.ports.settings import SystemSettingsStore
 from application.rate_limit import RequestRateLimit
 from domain.accounts import Role
 from domain.quota import month_key

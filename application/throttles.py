@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from application.errors import TooManyRequests
-from application.ports import AttemptThrottle
+from application.ports.throttling import AttemptThrottle
 from domain.throttling import ThrottleRule
 
 MINUTE, HOUR = 60, 3600

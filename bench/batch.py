@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from application.ports import AccessClaims  # noqa: E402
+from application.ports.accounts import AccessClaims  # noqa: E402
 from domain.accounts import Role  # noqa: E402
 from entrypoints.settings import Settings  # noqa: E402
 

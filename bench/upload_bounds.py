@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 from dependency_injector import providers  # noqa: E402
 
 from application.errors import StorageFull  # noqa: E402
-from application.ports import AccessClaims  # noqa: E402
+from application.ports.accounts import AccessClaims  # noqa: E402
 from bench.batch import build_input  # noqa: E402
 from entrypoints.settings import Settings  # noqa: E402
 

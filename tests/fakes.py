@@ -10,12 +10,15 @@ from typing import Self
 from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from application.accounts import AccountPolicy, AccountService
+from application.batch import BatchService
+from application.batch_limits import BatchAllowance, BatchLimits
 from application.lookup import LookupProviders, LookupService
-from application.lookup_ports import CountyPerils, StoredSearch
+from application.ports.lookup import CountyPerils, StoredSearch
 from domain.county_choice import CountyChoice, CountyShare, choose_county, place_key
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import PerilScores
-from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchActivity
+from application.ports.accounts import PasswordResetRecord, RefreshTokenRecord, SearchActivity
+from application.ports.batch import BatchJob, ExportFile, UploadedFile
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt, refunded
@@ -441,3 +444,159 @@ def sample_answer(search_id: str = "s1") -> "LookupResult":
         provenance=Provenance("1.20.0", "embedded", "registry", "NRI", None, "2026-11-23T10:00:00+00:00"),
         occupants=(Occupant(name="Columbia Center Tenant", vicinity="701 5th Ave", naics_code="531120"),),
     )
+
+
+# --- the batch's ports, in memory ---------------------------------------------------------------
+
+UNFINISHED_JOBS = ("queued", "running")
+
+
+class InMemoryBatchStore:
+    """Uploads, jobs and exports in dicts; it is the StorageMeter too (uploads and exports count).
+    Set `add_job_failure` to make the next `add_job` raise it, as a database error would."""
+
+    def __init__(self) -> None:
+        self.uploads: dict[str, UploadedFile] = {}
+        self.jobs: dict[str, BatchJob] = {}
+        self.exports_stored: list[ExportFile] = []
+        self.add_job_failure: Exception | None = None
+
+    async def add_upload(self, upload: UploadedFile, storage_limit: int) -> bool:
+        if await self.storage_used(upload.user_id) + upload.size_bytes > storage_limit:
+            return False
+        self.uploads[upload.id] = upload
+        return True
+
+    async def storage_used(self, user_id: str) -> int:
+        stored = [*self.uploads.values(), *self.exports_stored]
+        return sum(item.size_bytes for item in stored if item.user_id == user_id)
+
+    async def purge_uploads(self, created_before: datetime) -> int:
+        def needed(upload: UploadedFile) -> bool:
+            users = [job for job in self.jobs.values() if job.file_id == upload.id]
+            if any(job.status in UNFINISHED_JOBS for job in users):
+                return True
+            return not users and upload.created_at >= created_before
+
+        gone = [file_id for file_id, upload in self.uploads.items() if not needed(upload)]
+        for file_id in gone:
+            del self.uploads[file_id]
+        return len(gone)
+
+    async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
+        upload = self.uploads.get(file_id)
+        return upload if upload and user_id in (None, upload.user_id) else None
+
+    async def add_job(self, job: BatchJob) -> None:
+        if self.add_job_failure is not None:
+            failure, self.add_job_failure = self.add_job_failure, None
+            raise failure
+        self.jobs[job.id] = job
+
+    async def job(self, user_id: str | None, job_id: str) -> BatchJob | None:
+        job = self.jobs.get(job_id)
+        return job if job and user_id in (None, job.user_id) else None
+
+    async def unfinished_job_ids(self) -> list[str]:
+        return [job.id for job in self.jobs.values() if job.status in UNFINISHED_JOBS]
+
+    async def unfinished_jobs(self, user_id: str) -> list[BatchJob]:
+        mine = [job for job in self.jobs.values() if job.user_id == user_id and job.status in UNFINISHED_JOBS]
+        return sorted(mine, key=lambda job: job.created_at)
+
+    async def start(self, job_id: str, at: datetime) -> None:
+        running = replace(self.jobs[job_id], status="running", stage="search", done=0, started_at=at, error=None)
+        self.jobs[job_id] = running
+
+    async def progress(self, job_id: str, stage: str, done: int) -> None:
+        self.jobs[job_id] = replace(self.jobs[job_id], stage=stage, done=done)
+
+    async def finish(self, job_id: str, export: ExportFile, at: datetime) -> None:
+        job = self.jobs[job_id]
+        self.exports_stored.append(replace(export, job_id=job_id))
+        self.jobs[job_id] = replace(job, status="done", stage="export", done=job.total, finished_at=at,
+                                    export_name=export.name)
+
+    async def fail(self, job_id: str, error: str, at: datetime) -> None:
+        self.jobs[job_id] = replace(self.jobs[job_id], status="failed", error=error[:500], finished_at=at)
+
+    async def add_export(self, export: ExportFile) -> None:
+        self.exports_stored.append(export)
+
+    async def exports(self, user_id: str) -> list[ExportFile]:
+        mine = [export for export in self.exports_stored if export.user_id == user_id]
+        return sorted(mine, key=lambda export: export.exported_at, reverse=True)
+
+    def _stored_export(self, user_id: str, name: str) -> ExportFile | None:
+        return next((e for e in self.exports_stored if e.user_id == user_id and e.name == name), None)
+
+    async def export(self, user_id: str, name: str) -> ExportFile | None:
+        export = self._stored_export(user_id, name)
+        return replace(export, detail=None) if export else None
+
+    async def export_detail(self, user_id: str, name: str) -> str | None:
+        export = self._stored_export(user_id, name)
+        return export.detail if export else None
+
+    async def delete_export(self, user_id: str, name: str) -> bool:
+        export = self._stored_export(user_id, name)
+        if export is not None:
+            self.exports_stored.remove(export)
+        return export is not None
+
+
+class RecordingJobQueue:
+    """Records the jobs enqueued and runs none: a test runs one with `BatchService.run`."""
+
+    def __init__(self) -> None:
+        self.enqueued: list[str] = []
+
+    async def enqueue(self, job_id: str) -> None:
+        self.enqueued.append(job_id)
+
+
+class InMemoryBatchRowLedger:
+    def __init__(self) -> None:
+        self.rows_by_month: dict[tuple[str, str], int] = {}
+
+    async def reserve(self, user_id: str, month: str, rows: int, limit: int | None) -> bool:
+        used = self.rows_by_month.get((user_id, month), 0)
+        if limit is not None and used + rows > limit:
+            return False
+        self.rows_by_month[(user_id, month)] = used + rows
+        return True
+
+    async def release(self, user_id: str, month: str, rows: int) -> None:
+        self.rows_by_month[(user_id, month)] -= rows
+
+    async def used(self, user_id: str, month: str) -> int:
+        return self.rows_by_month.get((user_id, month), 0)
+
+
+@dataclass
+class BatchWorld:
+    service: BatchService
+    lookup: LookupWorld
+    store: InMemoryBatchStore
+    queue: RecordingJobQueue
+    rows: InMemoryBatchRowLedger
+
+
+def in_memory_batch(
+    storage_bytes: int = 1024 * 1024, monthly_batch_row_limit: int = 100, monthly_search_limit: int = 10
+) -> BatchWorld:
+    """The batch use case over `in_memory_lookup`'s world (Anchorage's ZIPs 99501 and 99503)."""
+    lookup = in_memory_lookup(monthly_limit=monthly_search_limit)
+    lookup.settings.settings = replace(lookup.settings.settings, monthly_batch_row_limit=monthly_batch_row_limit)
+    store, queue, rows = InMemoryBatchStore(), RecordingJobQueue(), InMemoryBatchRowLedger()
+    allowance = BatchAllowance(
+        ledger=rows,
+        storage=store,
+        settings=lookup.settings,
+        clock=lookup.clock,
+        limits=BatchLimits(storage_bytes=storage_bytes, upload_retention=timedelta(hours=24)),
+        roles=DictRoles(lookup.users),
+    )
+    service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
+                           queue=lambda: queue, allowance=allowance)
+    return BatchWorld(service, lookup, store, queue, rows)

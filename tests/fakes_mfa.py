@@ -11,7 +11,7 @@ from adapters.security.mfa_challenge import SignedMfaChallenge
 from adapters.security.secret_box import AesGcmSecretBox
 from adapters.security.totp import PyotpCodes, SegnoQrCodes
 from application.mfa import MfaGate, MfaService
-from application.mfa_ports import MfaEnrolment, RecoveryCodeRecord
+from application.ports.mfa import MfaEnrolment, RecoveryCodeRecord
 from adapters.security.access_tokens import JwtAccessTokens
 from application.accounts import AccountPolicy, AccountService
 from adapters.security.password_strength import ZxcvbnPasswordStrength

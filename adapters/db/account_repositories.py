@@ -18,7 +18,7 @@ from adapters.db.account_tables import (
     UserRow,
 )
 from adapters.db.writer import SqlWriter
-from application.ports import PasswordResetRecord, RefreshTokenRecord, SearchActivity
+from application.ports.accounts import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from domain.accounts import Role, User
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from adapters.db.account_tables import UserRow
 from adapters.db.batch_tables import BatchJobRow, ExportFileRow, UploadedFileRow
 from adapters.db.writer import SqlWriter
-from application.batch import BatchJob, ExportFile, UploadedFile
+from application.ports.batch import BatchJob, ExportFile, UploadedFile
 
 UNFINISHED = ("queued", "running")
 

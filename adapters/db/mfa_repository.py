@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.mfa_tables import MfaRecoveryCodeRow, UserMfaRow
 from adapters.db.writer import SqlWriter
-from application.mfa_ports import MfaEnrolment, RecoveryCodeRecord
+from application.ports.mfa import MfaEnrolment, RecoveryCodeRecord
 
 
 class SqlMfaStore:

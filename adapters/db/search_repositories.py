@@ -12,7 +12,7 @@ from adapters.db.account_tables import MonthlyUsageRow, SearchRow
 from adapters.db.engine import upsert_insert
 from adapters.db.writer import SqlWriter
 from adapters.db.result_codec import decode_result, decode_typed, encode_result
-from application.lookup_ports import StoredSearch
+from application.ports.lookup import StoredSearch
 from domain.lookup_result import LookupResult
 
 Sessions = async_sessionmaker[AsyncSession]

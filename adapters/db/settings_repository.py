@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from adapters.db.engine import upsert_insert
 from adapters.db.settings_tables import SETTINGS_ROW_ID, SystemSettingsRow
 from adapters.db.writer import SqlWriter
-from application.ports import Clock
+from application.ports.clock import Clock
 from domain.system_settings import SystemSettings
 
 # Every lookup reads the settings; a few seconds of caching keeps that off the database, and

@@ -28,7 +28,7 @@ from adapters.db.search_repositories import (
 )
 from adapters.db.writer import SqlWriter, is_database_locked
 from adapters.db.result_codec import decode_typed
-from application.lookup_ports import StoredSearch
+from application.ports.lookup import StoredSearch
 from domain.lookup_result import LookupResult
 
 # Blocking the event loop for longer than this would stall every other request; reads in WAL

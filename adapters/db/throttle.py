@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from adapters.db.engine import upsert_insert
 from adapters.db.throttle_tables import ThrottleCounterRow
 from adapters.db.writer import SqlWriter
-from application.ports import Clock
+from application.ports.clock import Clock
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt
 
 

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_repositories import user_from_row
 from adapters.db.account_tables import MonthlyUsageRow, SearchRow, UserRow
-from application.admin import SystemCounts
+from application.ports.admin import SystemCounts
 from domain.accounts import Role, User
 
 

@@ -32,15 +32,8 @@ from adapters.identity.oidc_providers import (
     identity_from_oidc_claims,
 )
 from application.errors import NotFound
-from application.external_sign_in import (
-    UNAVAILABLE,
-    UNKNOWN_PROVIDER,
-    ExternalIdentity,
-    ExternalSignInFailed,
-    PendingSignIn,
-    ProviderInfo,
-    not_confirmed,
-)
+from application.external_sign_in import UNAVAILABLE, UNKNOWN_PROVIDER, ExternalSignInFailed, not_confirmed
+from application.ports.external_sign_in import ExternalIdentity, PendingSignIn, ProviderInfo
 
 log = logging.getLogger("perilscope.identity")
 

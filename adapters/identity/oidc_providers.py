@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from application.external_sign_in import ExternalIdentity
+from application.ports.external_sign_in import ExternalIdentity
 
 PROVIDER_NAMES = {"google": "Google", "github": "GitHub", "facebook": "Facebook", "x": "X", "oidc": "Single sign-on"}
 FACEBOOK_GRAPH = "https://graph.facebook.com/v21.0"

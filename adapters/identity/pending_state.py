@@ -15,7 +15,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import OctKey
 from joserfc.jwt import JWTClaimsRegistry
 
-from application.external_sign_in import PendingSignIn
+from application.ports.external_sign_in import PendingSignIn
 
 LIFETIME_SECONDS = 600
 PURPOSE = "perilscope-oidc-pending"

@@ -9,7 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import OutboxMailRow
 from adapters.db.writer import SqlWriter
-from application.ports import Clock, OutgoingMail
+from application.ports.clock import Clock
+from application.ports.mail import OutgoingMail
 
 log = logging.getLogger("perilscope.mail")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 
 from application.errors import InvalidInput, ProviderUnavailable
-from application.ports import OutgoingMail
+from application.ports.mail import OutgoingMail
 
 MAIL_SERVER_DOWN = "The mail server did not take the message. Please try again later."
 

@@ -14,7 +14,7 @@ import logging
 
 import httpx
 
-from application.lookup_ports import Geocoder
+from application.ports.lookup import Geocoder
 from domain.occupancy import GeoPoint, ParsedAddress
 
 log = logging.getLogger("perilscope.providers.census")

@@ -12,7 +12,7 @@ import logging
 import httpx
 
 from application.errors import NotFound, ProviderUnavailable
-from application.lookup_ports import Photo
+from application.ports.lookup import Photo
 
 log = logging.getLogger("perilscope.providers.google_photos")
 

@@ -25,7 +25,7 @@ from adapters.db.reference_tables import (
 )
 from adapters.naics_mapping import naics_for_types
 from adapters.reference_data.readers import EMBEDDED_DATASETS
-from application.lookup_ports import CountyPerils
+from application.ports.lookup import CountyPerils
 from domain.lookup_result import DatasetVersion
 from domain.address import BuildingKey
 from domain.county_choice import CountyChoice, CountyShare, choose_county, disputed_by_place, place_key, with_note

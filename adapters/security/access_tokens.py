@@ -10,7 +10,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import OctKey
 from joserfc.jwt import JWTClaimsRegistry
 
-from application.ports import AccessClaims
+from application.ports.accounts import AccessClaims
 from domain.accounts import User
 
 ISSUER = "perilscope"

@@ -12,7 +12,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import OctKey
 from joserfc.jwt import JWTClaimsRegistry
 
-from application.mfa_ports import MfaChallenge
+from application.ports.mfa import MfaChallenge
 from domain.mfa import CHALLENGE_LIFETIME_SECONDS
 
 PURPOSE = "perilscope-mfa-challenge"

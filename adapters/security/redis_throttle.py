@@ -7,7 +7,7 @@ import hashlib
 
 from redis.asyncio import BlockingConnectionPool, Redis
 
-from application.ports import Clock
+from application.ports.clock import Clock
 from domain.throttling import ThrottleRule
 
 ATTEMPT_SCRIPT = """

@@ -12,18 +12,18 @@ from litestar.params import FromPath
 from litestar.response import File
 from litestar.static_files import create_static_files_router
 
-from entrypoints.http.dependencies import container_of
+from entrypoints.http.dependencies import AppSettings
 
 # Paths the API owns: an unknown one under these must stay a JSON 404, never the app's HTML.
 API_PREFIXES = ("api", "schema", "health", "ready")
 
 
 @get("/{path:path}", include_in_schema=False, sync_to_thread=False)
-def spa_fallback(request: Request, path: FromPath[str]) -> Response | File:
+def spa_fallback(request: Request, settings: AppSettings, path: FromPath[str]) -> Response | File:
     first_segment = path.lstrip("/").split("/", 1)[0]
     if first_segment in API_PREFIXES:
         raise NotFoundException(f"No API route at {request.url.path}")
-    dist: Path = container_of(request).settings().web_dist
+    dist = settings.web_dist
     candidate = (dist / path.lstrip("/")).resolve()
     # Top-level files of the build (favicon, robots.txt); everything else is a client route.
     if candidate.parent == dist.resolve() and candidate.is_file():
@@ -32,8 +32,8 @@ def spa_fallback(request: Request, path: FromPath[str]) -> Response | File:
 
 
 @get("/", include_in_schema=False, sync_to_thread=False)
-def index_page(request: Request) -> Response | File:
-    return _index(container_of(request).settings().web_dist)
+def index_page(settings: AppSettings) -> Response | File:
+    return _index(settings.web_dist)
 
 
 @get(
@@ -48,9 +48,9 @@ def index_page(request: Request) -> Response | File:
         )
     },
 )
-def forgot_password_page(request: Request) -> Response | File:
+def forgot_password_page(settings: AppSettings) -> Response | File:
     """/forgot-password takes the reset request by POST (SPEC §7) and shows the app's page by GET."""
-    return _index(container_of(request).settings().web_dist)
+    return _index(settings.web_dist)
 
 
 def _index(dist: Path) -> Response | File:

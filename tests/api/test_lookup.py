@@ -211,7 +211,7 @@ async def test_the_receipt_names_each_dataset_with_its_version_and_date(client: 
 async def test_a_search_stored_before_answers_were_typed_still_shows(client: AsyncClient, container: Container) -> None:
     from datetime import UTC, datetime
 
-    from application.lookup_ports import StoredSearch
+    from application.ports.lookup import StoredSearch
 
     user = await sign_up_and_log_in(client, "legacy@example.com")
     legacy = (await _look_up(client, user["headers"], SEATTLE)).json()["result"]

@@ -12,7 +12,7 @@ from adapters.db.account_tables import MonthlyUsageRow, UserRow
 from adapters.db.batch_tables import BatchJobRow, BatchRowUsageRow
 from adapters.security.passwords import Argon2PasswordHasher
 from application.errors import QuotaExceeded
-from application.ports import AccessClaims
+from application.ports.accounts import AccessClaims
 from domain.system_settings import SystemSettings
 from entrypoints.container import build_container
 from tests.api.test_batch import CSV, _Forget

@@ -14,7 +14,7 @@ from adapters.clock import SystemClock
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.writer import SqlWriter
 from adapters.mail.outbox import OutboxMailer
-from application.ports import OutgoingMail
+from application.ports.mail import OutgoingMail
 from entrypoints.cli import main
 from entrypoints.migrate import upgrade_to_head
 from tests.conftest import STRONG_PASSWORD

@@ -18,7 +18,7 @@ from adapters.db.account_tables import OutboxMailRow
 from adapters.mail.outbox import OutboxMailer
 from adapters.mail.smtp import SmtpConfig, SmtpMailer
 from application.errors import InvalidInput, ProviderUnavailable
-from application.ports import OutgoingMail
+from application.ports.mail import OutgoingMail
 from entrypoints.container import Container
 
 

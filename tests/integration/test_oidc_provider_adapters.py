@@ -18,7 +18,8 @@ from joserfc.jwk import RSAKey
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
 from adapters.identity.pending_state import SignedPendingSignIn
-from application.external_sign_in import UNAVAILABLE, ExternalSignInFailed, PendingSignIn
+from application.external_sign_in import UNAVAILABLE, ExternalSignInFailed
+from application.ports.external_sign_in import PendingSignIn
 
 REDIRECT = "https://app.example/api/auth/oidc/{}/callback"
 

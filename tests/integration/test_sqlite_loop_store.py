@@ -15,7 +15,7 @@ from adapters.db.account_tables import MonthlyUsageRow, UserRow
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
-from application.lookup_ports import StoredSearch
+from application.ports.lookup import StoredSearch
 from entrypoints.migrate import upgrade_to_head
 
 MONTH = "2026-11"

@@ -21,7 +21,7 @@ from adapters.db import writer as writer_module
 from adapters.db.account_tables import OutboxMailRow, PasswordResetRow
 from adapters.db.engine import SQLITE_BUSY_TIMEOUT_MS, create_engine
 from adapters.security.passwords import Argon2PasswordHasher
-from application.lookup_ports import StoredSearch
+from application.ports.lookup import StoredSearch
 from entrypoints.container import Container, build_container
 from entrypoints.http.app import create_app
 from entrypoints.migrate import upgrade_to_head

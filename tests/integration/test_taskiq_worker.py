@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import delete
 
 from adapters.db.account_tables import UserRow
-from application.ports import AccessClaims
+from application.ports.accounts import AccessClaims
 from domain.accounts import Role
 from entrypoints.container import build_container
 from tests.conftest import IN_CI, settings_for_tests

@@ -10,14 +10,8 @@ import pytest
 from adapters.identity.pending_state import SignedPendingSignIn
 from application.accounts import INVALID_CREDENTIALS, RESET_LINK_INVALID
 from application.errors import Conflict, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
-from application.external_sign_in import (
-    REQUEST_EXPIRED,
-    ExternalIdentity,
-    ExternalSignIn,
-    ExternalSignInFailed,
-    PendingSignIn,
-    ProviderInfo,
-)
+from application.external_sign_in import REQUEST_EXPIRED, ExternalSignIn, ExternalSignInFailed
+from application.ports.external_sign_in import ExternalIdentity, PendingSignIn, ProviderInfo
 from domain.accounts import Role
 from tests.fakes import AccountsWorld, in_memory_accounts
 

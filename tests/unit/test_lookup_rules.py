@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from application.errors import NotFound, QuotaExceeded
-from application.ports import AccessClaims
+from application.ports.accounts import AccessClaims
 from domain.accounts import Role
 from tests.fakes import LookupWorld, in_memory_lookup
 

@@ -24,8 +24,8 @@ from application.mfa import (
     WRONG_CODE,
     MfaStatus,
 )
-from application.mfa_ports import MfaChallenge
-from application.ports import SecondFactorRequired
+from application.ports.accounts import SecondFactorRequired
+from application.ports.mfa import MfaChallenge
 from domain.accounts import Role
 from domain.mfa import (
     RECOVERY_CODE_COUNT,

@@ -7,13 +7,12 @@ import dataclasses
 from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Request, get, post, put
+from litestar import get, post, put
 from litestar.params import FromPath, JSONBody
 
-from application.admin import AdminService
 from domain.accounts import Role
 from domain.system_settings import SystemSettings
-from entrypoints.http.dependencies import Admin, container_of
+from entrypoints.http.dependencies import Admin, Administration, TwoFactorGate
 from entrypoints.http.openapi import JSON_BODY, admin_only
 from entrypoints.http.routes.auth import user_info_json
 
@@ -33,17 +32,13 @@ class SettingsBody(msgspec.Struct):
     require_admin_mfa: bool = False
 
 
-def _admin(request: Request) -> AdminService:
-    return container_of(request).admin()
-
-
 def settings_json(settings: SystemSettings) -> dict[str, Any]:
     return dataclasses.asdict(settings)
 
 
 @get("/api/admin/list-users", tags=["admin"], summary="Every account, newest first", **admin_only())
-async def list_users(request: Request, admin: Admin) -> dict[str, Any]:
-    return {"status": "success", "users": [user_info_json(user) for user in await _admin(request).users()]}
+async def list_users(admin_service: Administration, admin: Admin) -> dict[str, Any]:
+    return {"status": "success", "users": [user_info_json(user) for user in await admin_service.users()]}
 
 
 @get(
@@ -52,8 +47,8 @@ async def list_users(request: Request, admin: Admin) -> dict[str, Any]:
     summary="One account with its search statistics",
     **admin_only(400, 404),
 )
-async def user_info(request: Request, admin: Admin, uid: FromPath[str]) -> dict[str, Any]:
-    user, stats = await _admin(request).user_info(uid)
+async def user_info(admin_service: Administration, admin: Admin, uid: FromPath[str]) -> dict[str, Any]:
+    user, stats = await admin_service.user_info(uid)
     return {"status": "success", "user": {**user_info_json(user), "search_stats": dataclasses.asdict(stats)}}
 
 
@@ -64,19 +59,19 @@ async def user_info(request: Request, admin: Admin, uid: FromPath[str]) -> dict[
     summary="Make a user an admin or a regular user",
     **admin_only(JSON_BODY, 404, 409),
 )
-async def update_user_role(request: Request, admin: Admin, data: JSONBody[RoleChange]) -> dict[str, Any]:
-    user = await _admin(request).change_role(admin, data.uid, Role(data.role))
+async def update_user_role(admin_service: Administration, admin: Admin, data: JSONBody[RoleChange]) -> dict[str, Any]:
+    user = await admin_service.change_role(admin, data.uid, Role(data.role))
     return {"status": "success", "user": user_info_json(user)}
 
 
 @get("/api/admin/search-stats", tags=["admin"], summary="Users and searches across the system", **admin_only())
-async def search_stats(request: Request, admin: Admin) -> dict[str, Any]:
-    return {"status": "success", "stats": dataclasses.asdict(await _admin(request).statistics())}
+async def search_stats(admin_service: Administration, admin: Admin) -> dict[str, Any]:
+    return {"status": "success", "stats": dataclasses.asdict(await admin_service.statistics())}
 
 
 @get("/api/admin/settings", tags=["admin"], summary="The saved system settings", **admin_only())
-async def get_settings(request: Request, admin: Admin) -> dict[str, Any]:
-    return {"status": "success", "settings": settings_json(await _admin(request).settings())}
+async def get_settings(admin_service: Administration, admin: Admin) -> dict[str, Any]:
+    return {"status": "success", "settings": settings_json(await admin_service.settings())}
 
 
 @put(
@@ -85,10 +80,12 @@ async def get_settings(request: Request, admin: Admin) -> dict[str, Any]:
     summary="Save the system settings; enforced from the next request",
     **admin_only(JSON_BODY, 409),
 )
-async def put_settings(request: Request, admin: Admin, data: JSONBody[SettingsBody]) -> dict[str, Any]:
+async def put_settings(
+    admin_service: Administration, mfa_gate: TwoFactorGate, admin: Admin, data: JSONBody[SettingsBody]
+) -> dict[str, Any]:
     if data.require_admin_mfa:
-        await container_of(request).mfa_gate().refuse_requiring_without_own_enrolment(admin.user_id)
-    saved = await _admin(request).save_settings(
+        await mfa_gate.refuse_requiring_without_own_enrolment(admin.user_id)
+    saved = await admin_service.save_settings(
         admin, data.monthly_search_limit, data.rate_limiting, data.search_caching, data.monthly_batch_row_limit,
         require_admin_mfa=data.require_admin_mfa,
     )

@@ -13,10 +13,12 @@ from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from application.accounts import SIGNUP_RECEIVED, AccountService, Session
-from application.ports import Mailer, OutgoingMail, SecondFactorRequired
+from application.ports.accounts import SecondFactorRequired
+from application.ports.mail import Mailer, OutgoingMail
 from domain.accounts import User
-from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Accounts, Claims, container_of
+from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Accounts, AppMailer, AppSettings, Batch, Claims
 from entrypoints.http.openapi import COOKIE_SESSION, JSON_BODY, error_responses, signed_in
+from entrypoints.settings import Settings
 
 log = logging.getLogger("perilscope.auth")
 
@@ -90,7 +92,7 @@ def user_info_json(user: User) -> dict[str, Any]:
     }
 
 
-def session_response(request: Request, session: Session, status_code: int = 200) -> Response:
+def session_response(settings: Settings, session: Session, status_code: int = 200) -> Response:
     response = Response(
         {
             "status": "success",
@@ -103,11 +105,11 @@ def session_response(request: Request, session: Session, status_code: int = 200)
         },
         status_code=status_code,
     )
-    set_refresh_cookie(request, response, session)
+    set_refresh_cookie(settings, response, session)
     return response
 
 
-def set_refresh_cookie(request: Request, response: Response, session: Session) -> None:
+def set_refresh_cookie(settings: Settings, response: Response, session: Session) -> None:
     response.set_cookie(
         REFRESH_COOKIE,
         session.refresh_token,
@@ -116,7 +118,7 @@ def set_refresh_cookie(request: Request, response: Response, session: Session) -
         path=REFRESH_COOKIE_PATH,
         httponly=True,
         samesite="strict",
-        secure=container_of(request).settings().secure_cookies,
+        secure=settings.secure_cookies,
     )
 
 
@@ -131,12 +133,12 @@ def client_address(request: Request) -> str:
     responses=error_responses(JSON_BODY, 429),
     summary="Create an account; answers alike for a new and a taken email (the owner is mailed)",
 )
-async def signup(request: Request, data: JSONBody[SignupBody], accounts: Accounts) -> Response:
+async def signup(request: Request, data: JSONBody[SignupBody], accounts: Accounts, mailer: AppMailer) -> Response:
     receipt = await accounts.sign_up(data.email, data.password, data.display_name, client_address(request))
     return Response(
         {"status": "success", "message": SIGNUP_RECEIVED},
         status_code=201,
-        background=BackgroundTask(send_quietly, container_of(request).mailer(), receipt.mail),
+        background=BackgroundTask(send_quietly, mailer, receipt.mail),
     )
 
 
@@ -147,12 +149,12 @@ async def signup(request: Request, data: JSONBody[SignupBody], accounts: Account
     opt={"cookie_session": True},
     responses=error_responses(JSON_BODY, COOKIE_SESSION, 401, 429),
 )
-async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts) -> Response:
+async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts, settings: AppSettings) -> Response:
     session = await accounts.log_in(data.email, data.password, data.remember_me, client_address(request))
     if isinstance(session, SecondFactorRequired):
         # No session yet: the code goes to POST /api/auth/login/mfa with this token (routes/mfa.py).
         return Response({"status": "mfa_required", "mfa_token": session.mfa_token})
-    return session_response(request, session)
+    return session_response(settings, session)
 
 
 @post(
@@ -164,12 +166,12 @@ async def login(request: Request, data: JSONBody[LoginBody], accounts: Accounts)
     responses={204: ResponseSpec(None, description="No refresh cookie: the visitor is signed out."),
                **error_responses(COOKIE_SESSION, 401)},
 )
-async def refresh(request: Request, accounts: Accounts) -> Response:
+async def refresh(request: Request, accounts: Accounts, settings: AppSettings) -> Response:
     token = request.cookies.get(REFRESH_COOKIE)
     if not token:
         # A signed-out visitor is a normal state, not an error: the web app asks on every page.
         return Response(None, status_code=204)
-    return session_response(request, await accounts.refresh(token))
+    return session_response(settings, await accounts.refresh(token))
 
 
 @post(
@@ -192,13 +194,15 @@ async def logout(request: Request, accounts: Accounts) -> Response:
     summary="Send a reset link; answers alike for unknown emails",
     responses=error_responses(JSON_BODY),
 )
-async def forgot_password(request: Request, data: JSONBody[ForgotPasswordBody], accounts: Accounts) -> Response:
+async def forgot_password(
+    request: Request, data: JSONBody[ForgotPasswordBody], accounts: Accounts, mailer: AppMailer
+) -> Response:
     await accounts.admit_reset_request(client_address(request))
     # Everything that depends on whether the account exists (the lookup, the stored link, the
     # mail) happens after the answer is sent, so the answer and its timing are always the same.
     return Response(
         {"status": "success", "message": FORGOT_PASSWORD_MESSAGE},
-        background=BackgroundTask(send_reset_link, accounts, container_of(request).mailer(), data.email),
+        background=BackgroundTask(send_reset_link, accounts, mailer, data.email),
     )
 
 
@@ -266,11 +270,11 @@ async def get_user_info(uid: FromPath[str], claims: Claims, accounts: Accounts) 
 
 
 @get("/api/auth/get-search-stats", tags=["auth"], **signed_in())
-async def get_search_stats(request: Request, claims: Claims, accounts: Accounts) -> dict[str, Any]:
+async def get_search_stats(claims: Claims, accounts: Accounts, batch: Batch) -> dict[str, Any]:
     stats = await accounts.search_stats(claims.user_id)
     # The batch row allowance and storage use sit beside the searches on the dashboard, for the
     # role the account has now (as the search limit is), not the one the token was issued with.
-    batch_usage = await container_of(request).batch().usage(claims)
+    batch_usage = await batch.usage(claims)
     return {"status": "success", "stats": {**dataclasses.asdict(stats), **dataclasses.asdict(batch_usage)}}
 
 

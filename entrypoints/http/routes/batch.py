@@ -8,26 +8,24 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any, Literal
 
 import msgspec
-from litestar import MediaType, Request, Response, delete, get, post
+from litestar import MediaType, Response, delete, get, post
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath, FromQuery, JSONBody, MultipartBody
 from litestar.response import Stream
 
 from adapters.exports import detailed_writers
-from application.batch import BatchJob, BatchService, ExportFile, eta_seconds
+from application.batch import eta_seconds
+from application.ports.batch import BatchJob, ExportFile
+from application.ports.clock import Clock
 from application.time_slices import TimeSlices
 from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import batch_row_body
 from domain.batch_input import MAX_UPLOAD_BYTES
-from entrypoints.http.dependencies import Claims, container_of, requires_sign_in
+from entrypoints.http.dependencies import AppClock, Batch, Claims, requires_sign_in
 from entrypoints.http.control_characters import MULTILINE_FIELDS
 from entrypoints.http.openapi import JSON_BODY, signed_in
 
 UPLOAD_BODY_LIMIT = MAX_UPLOAD_BYTES + 1024 * 1024  # the file plus multipart framing
-
-
-def _batch(request: Request) -> BatchService:
-    return container_of(request).batch()
 
 
 class UploadForm(msgspec.Struct):
@@ -38,21 +36,21 @@ class StartJobBody(msgspec.Struct):
     file_id: str
 
 
-def job_fields(request: Request, job: BatchJob) -> dict[str, Any]:
+def job_fields(clock: Clock, job: BatchJob) -> dict[str, Any]:
     return {
         "id": job.id,
         "status": job.status,
         "stage": job.stage,
         "done": job.done,
         "total": job.total,
-        "eta_seconds": eta_seconds(job, container_of(request).clock().now()),
+        "eta_seconds": eta_seconds(job, clock.now()),
         "export_filename": job.export_name,
         "error": job.error,
     }
 
 
-def job_json(request: Request, job: BatchJob) -> dict[str, Any]:
-    return {"status": "success", "job": job_fields(request, job)}
+def job_json(clock: Clock, job: BatchJob) -> dict[str, Any]:
+    return {"status": "success", "job": job_fields(clock, job)}
 
 
 def export_json(export: ExportFile) -> dict[str, Any]:
@@ -80,9 +78,9 @@ def export_headers(export: ExportFile) -> dict[str, str]:
     opt={"body": "multipart"},
     **signed_in(400, 413, 429),
 )
-async def upload_csv(request: Request, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
+async def upload_csv(batch: Batch, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
     content = await data.file.read()
-    upload = await _batch(request).upload(claims, data.file.filename or "upload.csv", content)
+    upload = await batch.upload(claims, data.file.filename or "upload.csv", content)
     return {"status": "success", "file_id": upload.id, "file_path": f"uploads/{upload.name}", "rows": upload.row_count}
 
 
@@ -93,14 +91,14 @@ async def upload_csv(request: Request, claims: Claims, data: MultipartBody[Uploa
     summary="Start a batch job for an uploaded file",
     **signed_in(JSON_BODY, 404, 429),
 )
-async def start_job(request: Request, claims: Claims, data: JSONBody[StartJobBody]) -> dict[str, Any]:
-    return job_json(request, await _batch(request).start(claims, data.file_id))
+async def start_job(batch: Batch, clock: AppClock, claims: Claims, data: JSONBody[StartJobBody]) -> dict[str, Any]:
+    return job_json(clock, await batch.start(claims, data.file_id))
 
 
 @get("/api/batch-jobs", tags=["batch"], summary="The caller's queued and running batch jobs, oldest first", **signed_in())
-async def list_unfinished_jobs(request: Request, claims: Claims) -> dict[str, Any]:
-    jobs = await _batch(request).unfinished_jobs(claims)
-    return {"status": "success", "jobs": [job_fields(request, job) for job in jobs]}
+async def list_unfinished_jobs(batch: Batch, clock: AppClock, claims: Claims) -> dict[str, Any]:
+    jobs = await batch.unfinished_jobs(claims)
+    return {"status": "success", "jobs": [job_fields(clock, job) for job in jobs]}
 
 
 @get(
@@ -109,25 +107,25 @@ async def list_unfinished_jobs(request: Request, claims: Claims) -> dict[str, An
     summary="Status, stage and progress of a batch job",
     **signed_in(400, 404),
 )
-async def get_job(request: Request, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
-    return job_json(request, await _batch(request).job(claims, job_id))
+async def get_job(batch: Batch, clock: AppClock, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
+    return job_json(clock, await batch.job(claims, job_id))
 
 
 @get("/api/list-exported-files", tags=["batch"], **signed_in())
-async def list_exported_files(request: Request, claims: Claims) -> dict[str, Any]:
-    exports = await _batch(request).exports(claims)
+async def list_exported_files(batch: Batch, claims: Claims) -> dict[str, Any]:
+    exports = await batch.exports(claims)
     return {"status": "success", "files": [export_json(e) for e in exports]}
 
 
 @get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text", **signed_in(400, 404))
-async def view_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
-    export = await _batch(request).export(claims, filename)
+async def view_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> Response[str]:
+    export = await batch.export(claims, filename)
     return Response(export.content, media_type="text/csv; charset=utf-8", headers=export_headers(export))
 
 
 @get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment", **signed_in(400, 404))
-async def download_export(request: Request, claims: Claims, filename: FromPath[str]) -> Response[str]:
-    export = await _batch(request).export(claims, filename)
+async def download_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> Response[str]:
+    export = await batch.export(claims, filename)
     return Response(
         export.content,
         media_type="text/csv; charset=utf-8",
@@ -142,12 +140,12 @@ async def download_export(request: Request, claims: Claims, filename: FromPath[s
     **signed_in(400, 404),
 )
 async def download_detailed_export(
-    request: Request,
+    batch: Batch,
     claims: Claims,
     filename: FromPath[str],
     format: FromQuery[Literal["csv", "xlsx", "jsonl"]] = "csv",  # noqa: A002 - the documented parameter name
 ) -> Response[bytes]:
-    export, detail = await _batch(request).detailed_export(claims, filename)
+    export, detail = await batch.detailed_export(claims, filename)
     # Building a large XLSX takes seconds of CPU: off the event loop.
     body = await asyncio.to_thread(detailed_writers.write, detail, list(export.detail_columns), format)
     media_type, extension = detailed_writers.FORMATS[format]
@@ -162,8 +160,8 @@ async def download_detailed_export(
     "/api/exports/{filename:str}", tags=["batch"], status_code=200, summary="Delete one of your exports",
     **signed_in(400, 404),
 )
-async def delete_export(request: Request, claims: Claims, filename: FromPath[str]) -> dict[str, Any]:
-    await _batch(request).delete_export(claims, filename)
+async def delete_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> dict[str, Any]:
+    await batch.delete_export(claims, filename)
     return {"status": "success"}
 
 
@@ -187,8 +185,8 @@ STREAM_CHUNK_BYTES = 256 * 1024
     summary="SPEC §7: answer every row of an upload now",
     **signed_in(JSON_BODY, 404, 429, 503),
 )
-async def legacy_search(request: Request, claims: Claims, data: JSONBody[LegacySearchBody]) -> Stream:
-    results = await _batch(request).search_now(claims, data.file_id)
+async def legacy_search(batch: Batch, claims: Claims, data: JSONBody[LegacySearchBody]) -> Stream:
+    results = await batch.search_now(claims, data.file_id)
     return Stream(_success_with_data(results), media_type=MediaType.JSON)
 
 
@@ -229,10 +227,10 @@ async def legacy_match(data: JSONBody[LegacyDataBody], claims: Claims) -> dict[s
     **signed_in(JSON_BODY),
     opt={MULTILINE_FIELDS: ("data",)},
 )
-async def legacy_export(request: Request, claims: Claims, data: JSONBody[LegacyDataBody]) -> dict[str, Any]:
+async def legacy_export(batch: Batch, claims: Claims, data: JSONBody[LegacyDataBody]) -> dict[str, Any]:
     if not data.data:
         return {"status": "error", "error": "No processed data available to export"}
-    export = await _batch(request).export_now(claims, data.data)
+    export = await batch.export_now(claims, data.data)
     return {"status": "success", "file_id": export.id, "file_path": f"exports/{export.name}",
             "exported_at": export.exported_at.isoformat(), "source": export.source}
 

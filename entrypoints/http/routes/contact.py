@@ -9,7 +9,7 @@ from litestar import Request, post
 from litestar.params import JSONBody
 
 from application.contact import MAX_MESSAGE_CHARS
-from entrypoints.http.dependencies import container_of
+from entrypoints.http.dependencies import Contact
 from entrypoints.http.control_characters import MULTILINE_FIELDS
 from entrypoints.http.openapi import JSON_BODY, error_responses
 
@@ -29,9 +29,9 @@ class ContactBody(msgspec.Struct):
     responses=error_responses(JSON_BODY, 429, 503),
     opt={MULTILINE_FIELDS: ("body",)},
 )
-async def send_email(request: Request, data: JSONBody[ContactBody]) -> dict[str, str]:
+async def send_email(request: Request, contact: Contact, data: JSONBody[ContactBody]) -> dict[str, str]:
     client = request.client.host if request.client else "unknown"
-    await container_of(request).contact().send(data.subject, data.body, client, data.reply_to)
+    await contact.send(data.subject, data.body, client, data.reply_to)
     return {"status": "success", "message": "Message sent successfully!"}
 
 

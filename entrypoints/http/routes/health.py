@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.openapi import ResponseSpec
 from sqlalchemy import text
 
-from entrypoints.http.dependencies import container_of
+from entrypoints.http.dependencies import Database
 
 
 @get("/health", tags=["system"], summary="Liveness: the process answers")
@@ -20,9 +20,9 @@ async def health() -> dict[str, str]:
     summary="Readiness: the database answers",
     responses={503: ResponseSpec(dict[str, str], description="The database does not answer", generate_examples=False)},
 )
-async def ready(request: Request) -> Response[dict[str, str]]:
+async def ready(database: Database) -> Response[dict[str, str]]:
     try:
-        async with container_of(request).engine().connect() as connection:
+        async with database.connect() as connection:
             await connection.execute(text("SELECT 1"))
     except Exception:  # noqa: BLE001 - any failure means not ready
         return Response({"status": "unavailable", "database": "unreachable"}, status_code=503)

@@ -11,9 +11,10 @@ from litestar.background_tasks import BackgroundTask
 from litestar.params import JSONBody
 
 from application.errors import InvalidInput
-from application.mfa import CODE_REQUIRED
+from application.mfa import CODE_REQUIRED, MfaService
+from application.ports.mail import Mailer
 from entrypoints.http.openapi import COOKIE_SESSION, JSON_BODY, error_responses, signed_in
-from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, Claims, Mfa, container_of
+from entrypoints.http.dependencies import ALLOWS_ENROLMENT_ONLY, AppMailer, AppSettings, Claims, Mfa
 from entrypoints.http.routes.auth import REFRESH_COOKIE, Password, Token, session_response
 
 # Long enough for "123 456" or "ABCDE-FGHJK" with stray spaces, short enough to bound the work.
@@ -36,10 +37,10 @@ class SecondStepBody(msgspec.Struct):
     recovery_code: Code | None = None
 
 
-async def _notice(request: Request, mfa: Mfa, user_id: str, turned_on: bool) -> BackgroundTask:
+async def _notice(mailer: Mailer, mfa: MfaService, user_id: str, turned_on: bool) -> BackgroundTask:
     """The owner's notice of the change, sent after the answer (like the reset mail)."""
     mail = await mfa.change_notice(user_id, turned_on)
-    return BackgroundTask(container_of(request).mailer().send, mail)
+    return BackgroundTask(mailer.send, mail)
 
 
 @get("/api/auth/mfa", tags=["auth"], opt=ALLOWS_ENROLMENT_ONLY, summary="Two-factor sign-in status", **signed_in())
@@ -69,15 +70,17 @@ async def mfa_enrol(claims: Claims, mfa: Mfa) -> Response:
     summary="Turn two-factor sign-in on (password and a code); a new session and the recovery codes, once",
     **signed_in(JSON_BODY, 409, 429),
 )
-async def mfa_confirm(request: Request, claims: Claims, mfa: Mfa, data: JSONBody[ConfirmBody]) -> Response:
+async def mfa_confirm(
+    request: Request, claims: Claims, mfa: Mfa, mailer: AppMailer, settings: AppSettings, data: JSONBody[ConfirmBody]
+) -> Response:
     codes = await mfa.confirm_enrolment(claims.user_id, data.code, data.password)
     # Sessions begun without the second factor end; this browser continues with a new session.
     response = session_response(
-        request, await mfa.restart_sessions(claims.user_id, request.cookies.get(REFRESH_COOKIE))
+        settings, await mfa.restart_sessions(claims.user_id, request.cookies.get(REFRESH_COOKIE))
     )
     response.content = {**response.content, "recovery_codes": codes}
     response.headers["Cache-Control"] = "no-store"
-    response.background = await _notice(request, mfa, claims.user_id, turned_on=True)
+    response.background = await _notice(mailer, mfa, claims.user_id, turned_on=True)
     return response
 
 
@@ -85,9 +88,9 @@ async def mfa_confirm(request: Request, claims: Claims, mfa: Mfa, data: JSONBody
     "/api/auth/mfa/disable", tags=["auth"], status_code=200, summary="Turn two-factor sign-in off (password and code)",
     **signed_in(JSON_BODY, 403, 409, 429),
 )
-async def mfa_disable(request: Request, claims: Claims, mfa: Mfa, data: JSONBody[DisableBody]) -> Response:
+async def mfa_disable(claims: Claims, mfa: Mfa, mailer: AppMailer, data: JSONBody[DisableBody]) -> Response:
     await mfa.disable(claims.user_id, data.password, data.code)
-    return Response({"status": "success"}, background=await _notice(request, mfa, claims.user_id, turned_on=False))
+    return Response({"status": "success"}, background=await _notice(mailer, mfa, claims.user_id, turned_on=False))
 
 
 @post(
@@ -95,11 +98,11 @@ async def mfa_disable(request: Request, claims: Claims, mfa: Mfa, data: JSONBody
     opt={"cookie_session": True},
     responses=error_responses(JSON_BODY, COOKIE_SESSION, 401, 429),
 )
-async def login_mfa(request: Request, mfa: Mfa, data: JSONBody[SecondStepBody]) -> Response:
+async def login_mfa(mfa: Mfa, settings: AppSettings, data: JSONBody[SecondStepBody]) -> Response:
     code = data.code or data.recovery_code
     if not code:
         raise InvalidInput(CODE_REQUIRED)
-    return session_response(request, await mfa.complete_sign_in(data.mfa_token, code))
+    return session_response(settings, await mfa.complete_sign_in(data.mfa_token, code))
 
 
 ROUTES = [mfa_status, mfa_enrol, mfa_confirm, mfa_disable, login_mfa]

@@ -9,11 +9,12 @@ from litestar import Request, Response, get
 from litestar.params import FromPath
 from litestar.response import Redirect
 
-from application.external_sign_in import ExternalSignIn, ExternalSignInFailed
-from application.ports import SecondFactorRequired
-from entrypoints.http.dependencies import container_of
-from entrypoints.http.openapi import error_responses, signed_in
+from application.external_sign_in import ExternalSignInFailed
+from application.ports.accounts import SecondFactorRequired
+from entrypoints.http.dependencies import AppSettings, SignInStateSealer, ThirdPartySignIn
+from entrypoints.http.openapi import error_responses
 from entrypoints.http.routes.auth import set_refresh_cookie
+from entrypoints.settings import Settings
 
 STATE_COOKIE = "ps_oidc_state"
 STATE_COOKIE_PATH = "/api/auth/oidc"
@@ -23,12 +24,8 @@ MFA_ENROLMENT_PAGE = "/settings?signed_in=1"
 SECOND_STEP_PAGE = "/login#mfa_token="
 
 
-def _external(request: Request) -> ExternalSignIn:
-    return container_of(request).external_sign_in()
-
-
-def _redirect_uri(request: Request, provider: str) -> str:
-    return f"{container_of(request).settings().base_url.rstrip('/')}/api/auth/oidc/{provider}/callback"
+def _redirect_uri(settings: Settings, provider: str) -> str:
+    return f"{settings.base_url.rstrip('/')}/api/auth/oidc/{provider}/callback"
 
 
 def _to_login(message: str) -> Redirect:
@@ -36,8 +33,8 @@ def _to_login(message: str) -> Redirect:
 
 
 @get("/api/auth/providers", tags=["auth"], summary="Configured third-party sign-in providers")
-async def list_providers(request: Request) -> dict[str, Any]:
-    return {"providers": [{"id": p.id, "name": p.name} for p in _external(request).providers()]}
+async def list_providers(external_sign_in: ThirdPartySignIn) -> dict[str, Any]:
+    return {"providers": [{"id": p.id, "name": p.name} for p in external_sign_in.providers()]}
 
 
 @get(
@@ -47,21 +44,26 @@ async def list_providers(request: Request) -> dict[str, Any]:
     summary="Start third-party sign-in",
     responses=error_responses(400, 404),
 )
-async def oidc_login(request: Request, provider: FromPath[str]) -> Response:
+async def oidc_login(
+    external_sign_in: ThirdPartySignIn,
+    settings: AppSettings,
+    sign_in_state_sealer: SignInStateSealer,
+    provider: FromPath[str],
+) -> Response:
     try:
-        url, sealed = await _external(request).start(provider, _redirect_uri(request, provider))
+        url, sealed = await external_sign_in.start(provider, _redirect_uri(settings, provider))
     except ExternalSignInFailed as failure:
         return _to_login(failure.message)
     response = Redirect(url, status_code=302)
     response.set_cookie(
         STATE_COOKIE,
         sealed,
-        max_age=container_of(request).pending_sign_in_sealer().lifetime_seconds,
+        max_age=sign_in_state_sealer.lifetime_seconds,
         path=STATE_COOKIE_PATH,
         httponly=True,
         # Lax, not strict: the provider's redirect back is a cross-site top-level GET that must carry it.
         samesite="lax",
-        secure=container_of(request).settings().secure_cookies,
+        secure=settings.secure_cookies,
     )
     return response
 
@@ -73,13 +75,15 @@ async def oidc_login(request: Request, provider: FromPath[str]) -> Response:
     summary="Finish third-party sign-in",
     responses=error_responses(400, 404),
 )
-async def oidc_callback(request: Request, provider: FromPath[str]) -> Response:
+async def oidc_callback(
+    request: Request, external_sign_in: ThirdPartySignIn, settings: AppSettings, provider: FromPath[str]
+) -> Response:
     # Read by hand: Litestar reserves a handler parameter named `state`.
     params = request.query_params
     try:
-        session = await _external(request).finish(
+        session = await external_sign_in.finish(
             provider,
-            _redirect_uri(request, provider),
+            _redirect_uri(settings, provider),
             code=params.get("code"),
             state=params.get("state"),
             sealed=request.cookies.get(STATE_COOKIE),
@@ -90,7 +94,7 @@ async def oidc_callback(request: Request, provider: FromPath[str]) -> Response:
         else:
             page = MFA_ENROLMENT_PAGE if session.mfa_enrolment_only else SIGNED_IN_PAGE
             response = Redirect(page, status_code=302)
-            set_refresh_cookie(request, response, session)
+            set_refresh_cookie(settings, response, session)
     except ExternalSignInFailed as failure:
         response = _to_login(failure.message)
     # One use only, whatever happened.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.params import QueryParameter
 
-from application.photos import DEFAULT_WIDTH, PlacePhotos
-from entrypoints.http.dependencies import Claims, container_of
+from application.photos import DEFAULT_WIDTH
+from entrypoints.http.dependencies import Claims, Photos
 from entrypoints.http.openapi import signed_in
 
 PHOTO_CACHE_CONTROL = "private, max-age=86400"
@@ -21,13 +21,12 @@ PHOTO_CACHE_CONTROL = "private, max-age=86400"
     **signed_in(400, 404, 503),
 )
 async def place_photo(
-    request: Request,
+    place_photos: Photos,
     claims: Claims,
     ref: Annotated[str, QueryParameter(max_length=2000)] = "",
     maxwidth: Annotated[int, QueryParameter()] = DEFAULT_WIDTH,
 ) -> Response[bytes]:
-    photos: PlacePhotos = container_of(request).place_photos()
-    photo = await photos.photo(claims, ref, maxwidth)
+    photo = await place_photos.photo(claims, ref, maxwidth)
     return Response(
         photo.content,
         media_type=photo.content_type,

@@ -6,19 +6,14 @@ from typing import Annotated
 
 import msgspec
 
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.params import FromPath, QueryParameter
 
-from application.lookup import LookupService
-from application.lookup_ports import StoredSearch
-from entrypoints.http.dependencies import Claims, container_of
+from application.ports.lookup import StoredSearch
+from entrypoints.http.dependencies import Claims, Lookup
 from entrypoints.http.openapi import signed_in
 from domain.export import export_rows, to_csv
 from entrypoints.http.presenters import OccupantBody, SearchResultBody, result_body
-
-
-def _lookup(request: Request) -> LookupService:
-    return container_of(request).lookup()
 
 
 class NearbySearchBody(msgspec.Struct):
@@ -70,16 +65,16 @@ def search_body(search: StoredSearch) -> RecentSearchBody:
     **signed_in(400, 429, 503),
 )
 async def nearby_search(
-    request: Request, claims: Claims, address: Annotated[str, QueryParameter(max_length=1000)] = ""
+    lookup: Lookup, claims: Claims, address: Annotated[str, QueryParameter(max_length=1000)] = ""
 ) -> NearbySearchBody:
-    body = result_body(await _lookup(request).look_up(claims, address))
+    body = result_body(await lookup.look_up(claims, address))
     assert body is not None  # a fresh answer is always typed
     return NearbySearchBody(status="success", search_id=body.search_id, data=body.occupants, result=body)
 
 
 @get("/api/recent-searches", tags=["search"], **signed_in())
-async def recent_searches(request: Request, claims: Claims) -> RecentSearchesBody:
-    searches = await _lookup(request).recent(claims)
+async def recent_searches(lookup: Lookup, claims: Claims) -> RecentSearchesBody:
+    searches = await lookup.recent(claims)
     return RecentSearchesBody(status="success", searches=[search_body(s) for s in searches])
 
 
@@ -89,8 +84,8 @@ async def recent_searches(request: Request, claims: Claims) -> RecentSearchesBod
     summary="One of the caller's stored searches",
     **signed_in(400, 404),
 )
-async def search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> StoredSearchBody:
-    search, previous_id, next_id = await _lookup(request).stored(claims, search_id)
+async def search_result(lookup: Lookup, claims: Claims, search_id: FromPath[str]) -> StoredSearchBody:
+    search, previous_id, next_id = await lookup.stored(claims, search_id)
     return StoredSearchBody(status="success", search=search_body(search), previous_id=previous_id, next_id=next_id)
 
 
@@ -100,8 +95,8 @@ async def search_result(request: Request, claims: Claims, search_id: FromPath[st
     summary="One stored search as CSV",
     **signed_in(400, 404),
 )
-async def export_search_result(request: Request, claims: Claims, search_id: FromPath[str]) -> Response[str]:
-    search, _previous, _next = await _lookup(request).stored(claims, search_id)
+async def export_search_result(lookup: Lookup, claims: Claims, search_id: FromPath[str]) -> Response[str]:
+    search, _previous, _next = await lookup.stored(claims, search_id)
     body = to_csv(export_rows([search.result] if search.result is not None else []))
     filename = f"perilscope-search-{search.id[:8]}.csv"
     return Response(

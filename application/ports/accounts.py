@@ -1,4 +1,5 @@
-"""Ports the account use cases need. Adapters implement them; tests use in-memory ones."""
+"""Ports of the account use cases (application/accounts.py): users, tokens, password resets,
+who signed a request and their stored role."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ from datetime import datetime
 from typing import Protocol, Self
 
 from domain.accounts import Role, User
-from domain.system_settings import SystemSettings
-from domain.throttling import ThrottleRule
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +35,6 @@ class SearchActivity:
     month_searches: int
     total_searches: int
     last_search_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class OutgoingMail:
-    to: str
-    subject: str
-    body: str
 
 
 class UserRepository(Protocol):
@@ -133,42 +125,6 @@ class AccessTokenIssuer(Protocol):
     def lifetime_seconds(self) -> int: ...
     def issue(self, user: User, mfa_enrolment_only: bool = False) -> str: ...
     def verify(self, token: str) -> AccessClaims | None: ...
-
-
-class Mailer(Protocol):
-    async def send(self, mail: OutgoingMail) -> None: ...
-
-
-class AttemptThrottle(Protocol):
-    """Attempts per key under a `ThrottleRule`, shared by every server process. `attempt` reserves
-    before the work it guards (a password check, a mail), atomically, so concurrent attempts can
-    never all slip through; it returns 0 when admitted, else the seconds to wait."""
-
-    async def attempt(self, key: str, rule: ThrottleRule) -> float: ...
-    async def refund(self, key: str) -> None:
-        """Take back one admitted attempt (it succeeded), so only failures add up."""
-        ...
-    async def clear(self, key: str) -> None: ...
-
-
-class AttemptLimiter(Protocol):
-    """Counts failures per key in a sliding window."""
-
-    def blocked(self, key: str) -> bool: ...
-    def record_failure(self, key: str) -> None: ...
-    def reset(self, key: str) -> None: ...
-
-
-class Clock(Protocol):
-    def now(self) -> datetime: ...
-
-
-class SystemSettingsStore(Protocol):
-    """The administrator's settings; every process reads the saved values."""
-
-    async def current(self) -> SystemSettings: ...
-    async def save(self, settings: SystemSettings, saved_by: str) -> None: ...
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,111 @@
+"""Ports of batch lookups (application/batch.py, application/batch_limits.py): the uploads, jobs and
+exports they store, the queue that runs jobs, and what batches count against a user's allowance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+COMPUTED, CLIENT = "computed", "client"  # where an export's rows came from
+
+
+@dataclass(frozen=True, slots=True)
+class UploadedFile:
+    id: str
+    user_id: str
+    name: str
+    content: str
+    row_count: int
+    created_at: datetime
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.content.encode())
+
+
+@dataclass(frozen=True, slots=True)
+class BatchJob:
+    id: str
+    user_id: str
+    file_id: str | None  # None once the upload is deleted (after the job is done)
+    status: str  # queued, running, done, failed
+    stage: str  # search, matching, export
+    done: int
+    total: int
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    error: str | None = None
+    export_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    id: str
+    user_id: str
+    name: str
+    content: str  # SPEC §3's CSV
+    exported_at: datetime
+    job_id: str | None = None
+    source: str = COMPUTED
+    # The detailed export as JSON Lines, one record per input row (domain/detailed_export.py);
+    # None for client-supplied rows and exports made before detailed exports.
+    detail: str | None = None
+    detail_columns: tuple[str, ...] = ()  # the upload's own columns, in file order
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.content.encode()) + len((self.detail or "").encode())
+
+
+class BatchStore(Protocol):
+    async def add_upload(self, upload: UploadedFile, storage_limit: int) -> bool:
+        """Store the upload unless the owner's uploads and exports would then pass
+        `storage_limit` bytes (checked and stored atomically); False when refused."""
+        ...
+    async def storage_used(self, user_id: str) -> int: ...
+    async def purge_uploads(self, created_before: datetime) -> int:
+        """Delete the uploads no unfinished job needs: used by a finished job, or never used and
+        created before `created_before`. Returns how many were deleted."""
+        ...
+    async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
+        """The caller's upload; user_id None only for the job runner."""
+        ...
+    async def add_job(self, job: BatchJob) -> None: ...
+    async def job(self, user_id: str | None, job_id: str) -> BatchJob | None: ...
+    async def unfinished_job_ids(self) -> list[str]: ...
+    async def unfinished_jobs(self, user_id: str) -> list[BatchJob]: ...
+    async def start(self, job_id: str, at: datetime) -> None: ...
+    async def progress(self, job_id: str, stage: str, done: int) -> None: ...
+    async def finish(self, job_id: str, export: ExportFile, at: datetime) -> None:
+        """Store the export and mark the job done, in one transaction."""
+        ...
+    async def fail(self, job_id: str, error: str, at: datetime) -> None: ...
+    async def add_export(self, export: ExportFile) -> None: ...
+    async def exports(self, user_id: str) -> list[ExportFile]: ...
+    async def export(self, user_id: str, name: str) -> ExportFile | None:
+        """The export without its detailed records (`export_detail` reads those)."""
+        ...
+    async def export_detail(self, user_id: str, name: str) -> str | None: ...
+    async def delete_export(self, user_id: str, name: str) -> bool: ...
+
+
+class JobQueue(Protocol):
+    async def enqueue(self, job_id: str) -> None: ...
+
+
+class BatchRowLedger(Protocol):
+    async def reserve(self, user_id: str, month: str, rows: int, limit: int | None) -> bool:
+        """Add `rows` to the month's count in one atomic step, only while the count stays within
+        `limit` (None: no limit); False, and nothing counted, when it would not."""
+        ...
+
+    async def release(self, user_id: str, month: str, rows: int) -> None: ...
+    async def used(self, user_id: str, month: str) -> int: ...
+
+
+class StorageMeter(Protocol):
+    async def storage_used(self, user_id: str) -> int:
+        """Bytes of the user's stored uploads and exports."""
+        ...
