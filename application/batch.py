@@ -7,6 +7,7 @@ is run again from the start on restart; the export is stored together with the j
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import uuid
@@ -21,7 +22,16 @@ from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.errors import NotFound
 from application.lookup import BATCH, LookupService
 from application.ports.accounts import AccessClaims
-from application.ports.batch import CLIENT, BatchJob, BatchStore, ExportFile, JobQueue, UploadedFile
+from application.ports.batch import (
+    CLIENT,
+    BatchJob,
+    BatchStore,
+    DetailedExportWriter,
+    ExportFile,
+    JobQueue,
+    UploadedFile,
+    WrittenFile,
+)
 from application.ports.clock import Clock
 from application.ports.lookup import SearchStore, StoredSearch
 from application.search_quota import MonthlyCharge
@@ -74,9 +84,11 @@ class BatchService:
         clock: Clock,
         queue: Callable[[], JobQueue],
         allowance: BatchAllowance,
+        detailed_writer: DetailedExportWriter,
         slice_seconds: float = SLICE_SECONDS,
     ) -> None:
         self._store = store
+        self._detailed_writer = detailed_writer
         self._allowance = allowance
         self._lookup = lookup
         self._searches = searches
@@ -273,13 +285,19 @@ class BatchService:
     async def usage(self, caller: AccessClaims) -> BatchUsage:
         return await self._allowance.usage(caller)
 
-    async def detailed_export(self, caller: AccessClaims, name: str) -> tuple[ExportFile, str]:
-        """The export and its detailed records (JSON Lines), or NotFound saying why there are none."""
+    async def detailed_export(self, caller: AccessClaims, name: str, fmt: str) -> tuple[ExportFile, WrittenFile]:
+        """The detailed export as a file of that format, or NotFound saying why there is none."""
         export = await self.export(caller, name)
         detail = await self._store.export_detail(caller.user_id, export.name)
         if detail is None:
             raise NotFound(NO_DETAIL)
-        return export, detail
+        stem = f"{export.name.rsplit('.', 1)[0]}_detailed"
+        # Building a large XLSX takes seconds of CPU: off the event loop.
+        written = await asyncio.to_thread(self._detailed_writer.write, detail, list(export.detail_columns), fmt, stem)
+        return export, written
+
+    def eta_seconds(self, job: BatchJob) -> int | None:
+        return eta_seconds(job, self._clock.now())
 
     async def resume_unfinished(self) -> list[str]:
         """After a restart: queue every job that was queued or running."""

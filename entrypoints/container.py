@@ -11,6 +11,7 @@ from adapters.db.account_repositories import SqlUnitOfWork
 from adapters.db.engine import create_engine, create_session_factory, is_sqlite
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
+from adapters.exports.detailed_writers import DetailedExportFiles
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
 from adapters.identity.pending_state import SignedPendingSignIn
@@ -296,7 +297,7 @@ class Container(containers.DeclarativeContainer):
     )
     batch = providers.Singleton(
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
-        allowance=batch_allowance,
+        allowance=batch_allowance, detailed_writer=providers.Singleton(DetailedExportFiles),
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)

@@ -597,6 +597,8 @@ def in_memory_batch(
         limits=BatchLimits(storage_bytes=storage_bytes, upload_retention=timedelta(hours=24)),
         roles=DictRoles(lookup.users),
     )
+    from adapters.exports.detailed_writers import DetailedExportFiles
+
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
-                           queue=lambda: queue, allowance=allowance)
+                           queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles())
     return BatchWorld(service, lookup, store, queue, rows)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import xlsxwriter
 
+from application.ports.batch import WrittenFile
 from domain.detailed_export import ANSWER_COLUMNS, detail_columns, flat_values
 
 FORMATS = {
@@ -86,9 +87,17 @@ def as_xlsx(detail: str, user_columns: list[str]) -> bytes:
             return handle.read()
 
 
-def write(detail: str, user_columns: list[str], fmt: str) -> bytes:
-    if fmt == "xlsx":
-        return as_xlsx(detail, user_columns)
-    if fmt == "jsonl":
-        return as_jsonl(detail)
-    return as_csv(detail, user_columns)
+class DetailedExportFiles:
+    """`DetailedExportWriter`: CSV, XLSX and JSON Lines."""
+
+    formats = tuple(FORMATS)
+
+    def write(self, detail: str, user_columns: list[str], fmt: str, stem: str) -> WrittenFile:
+        media_type, extension = FORMATS[fmt]
+        if fmt == "xlsx":
+            content = as_xlsx(detail, user_columns)
+        elif fmt == "jsonl":
+            content = as_jsonl(detail)
+        else:
+            content = as_csv(detail, user_columns)
+        return WrittenFile(f"{stem}.{extension}", media_type, content)

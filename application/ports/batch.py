@@ -91,6 +91,21 @@ class BatchStore(Protocol):
     async def delete_export(self, user_id: str, name: str) -> bool: ...
 
 
+@dataclass(frozen=True, slots=True)
+class WrittenFile:
+    name: str
+    media_type: str
+    content: bytes
+
+
+class DetailedExportWriter(Protocol):
+    """Writes a detailed export's JSON Lines records (domain/detailed_export.py) as a file."""
+
+    formats: tuple[str, ...]  # e.g. csv, xlsx, jsonl
+
+    def write(self, detail: str, user_columns: list[str], fmt: str, stem: str) -> WrittenFile: ...
+
+
 class JobQueue(Protocol):
     async def enqueue(self, job_id: str) -> None: ...
 

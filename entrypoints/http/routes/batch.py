@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 
 from collections.abc import AsyncIterator, Iterable
 from typing import Any, Literal
@@ -13,15 +12,13 @@ from litestar.datastructures import UploadFile
 from litestar.params import FromPath, FromQuery, JSONBody, MultipartBody
 from litestar.response import Stream
 
-from adapters.exports import detailed_writers
-from application.batch import eta_seconds
+from application.batch import BatchService
 from application.ports.batch import BatchJob, ExportFile
-from application.ports.clock import Clock
 from application.time_slices import TimeSlices
 from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import batch_row_body
 from domain.batch_input import MAX_UPLOAD_BYTES
-from entrypoints.http.dependencies import AppClock, Batch, Claims, requires_sign_in
+from entrypoints.http.dependencies import Batch, Claims, requires_sign_in
 from entrypoints.http.control_characters import MULTILINE_FIELDS
 from entrypoints.http.openapi import JSON_BODY, signed_in
 
@@ -36,21 +33,21 @@ class StartJobBody(msgspec.Struct):
     file_id: str
 
 
-def job_fields(clock: Clock, job: BatchJob) -> dict[str, Any]:
+def job_fields(batch: BatchService, job: BatchJob) -> dict[str, Any]:
     return {
         "id": job.id,
         "status": job.status,
         "stage": job.stage,
         "done": job.done,
         "total": job.total,
-        "eta_seconds": eta_seconds(job, clock.now()),
+        "eta_seconds": batch.eta_seconds(job),
         "export_filename": job.export_name,
         "error": job.error,
     }
 
 
-def job_json(clock: Clock, job: BatchJob) -> dict[str, Any]:
-    return {"status": "success", "job": job_fields(clock, job)}
+def job_json(batch: BatchService, job: BatchJob) -> dict[str, Any]:
+    return {"status": "success", "job": job_fields(batch, job)}
 
 
 def export_json(export: ExportFile) -> dict[str, Any]:
@@ -91,14 +88,14 @@ async def upload_csv(batch: Batch, claims: Claims, data: MultipartBody[UploadFor
     summary="Start a batch job for an uploaded file",
     **signed_in(JSON_BODY, 404, 429),
 )
-async def start_job(batch: Batch, clock: AppClock, claims: Claims, data: JSONBody[StartJobBody]) -> dict[str, Any]:
-    return job_json(clock, await batch.start(claims, data.file_id))
+async def start_job(batch: Batch, claims: Claims, data: JSONBody[StartJobBody]) -> dict[str, Any]:
+    return job_json(batch, await batch.start(claims, data.file_id))
 
 
 @get("/api/batch-jobs", tags=["batch"], summary="The caller's queued and running batch jobs, oldest first", **signed_in())
-async def list_unfinished_jobs(batch: Batch, clock: AppClock, claims: Claims) -> dict[str, Any]:
+async def list_unfinished_jobs(batch: Batch, claims: Claims) -> dict[str, Any]:
     jobs = await batch.unfinished_jobs(claims)
-    return {"status": "success", "jobs": [job_fields(clock, job) for job in jobs]}
+    return {"status": "success", "jobs": [job_fields(batch, job) for job in jobs]}
 
 
 @get(
@@ -107,8 +104,8 @@ async def list_unfinished_jobs(batch: Batch, clock: AppClock, claims: Claims) ->
     summary="Status, stage and progress of a batch job",
     **signed_in(400, 404),
 )
-async def get_job(batch: Batch, clock: AppClock, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
-    return job_json(clock, await batch.job(claims, job_id))
+async def get_job(batch: Batch, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
+    return job_json(batch, await batch.job(claims, job_id))
 
 
 @get("/api/list-exported-files", tags=["batch"], **signed_in())
@@ -145,14 +142,10 @@ async def download_detailed_export(
     filename: FromPath[str],
     format: FromQuery[Literal["csv", "xlsx", "jsonl"]] = "csv",  # noqa: A002 - the documented parameter name
 ) -> Response[bytes]:
-    export, detail = await batch.detailed_export(claims, filename)
-    # Building a large XLSX takes seconds of CPU: off the event loop.
-    body = await asyncio.to_thread(detailed_writers.write, detail, list(export.detail_columns), format)
-    media_type, extension = detailed_writers.FORMATS[format]
-    name = f"{export.name.rsplit('.', 1)[0]}_detailed.{extension}"
+    export, written = await batch.detailed_export(claims, filename, format)
     return Response(
-        body, media_type=media_type,
-        headers={"Content-Disposition": f'attachment; filename="{name}"', **export_headers(export)},
+        written.content, media_type=written.media_type,
+        headers={"Content-Disposition": f'attachment; filename="{written.name}"', **export_headers(export)},
     )
 
 
