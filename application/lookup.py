@@ -46,6 +46,12 @@ def not_located_message(address: ParsedAddress, notes: list[str]) -> str:
     return f"Could not locate this address, so nothing was charged. {why} Check the ZIP code and city, then try again."
 
 
+def is_located(answer: dict[str, Any]) -> bool:
+    """Whether an answer found the address at all (a county or a point): one that did not is
+    refused (404) and charges nothing."""
+    return answer["location"]["county_fips"] is not None or answer["receipt"]["lat"] is not None
+
+
 def limit_reached_message(limit: int) -> str:
     return f"Monthly search limit reached: search limit reached ({limit} searches/month)"
 
@@ -123,7 +129,7 @@ class LookupService:
             raise QuotaExceeded(limit_reached_message(limit))
         cached = await self._cached_answer(address, text.strip())
         result = cached or await self.answer(address, query=text.strip())
-        if result["location"]["county_fips"] is None and result["receipt"]["lat"] is None:
+        if not is_located(result):
             raise NotFound(not_located_message(address, result["location"]["notes"]))  # and not charged
         search = StoredSearch(
             id=result["search_id"],

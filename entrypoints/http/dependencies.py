@@ -8,6 +8,8 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.di import NamedDependency, Provide
 
 from application.accounts import AccountService
+from application.api_keys import NO_CREDENTIALS
+from application.api_ports import ApiCaller
 from application.errors import Forbidden, NotAuthenticated
 from application.mfa import MFA_SETUP_REQUIRED, MfaService
 from application.ports import AccessClaims
@@ -65,11 +67,24 @@ async def provide_admin_claims(request: Request) -> AccessClaims:
     return claims
 
 
+async def provide_api_caller(request: Request) -> ApiCaller:
+    """The public API's caller: an `X-API-Key`, or a bearer token of POST /api/v1/auth/token."""
+    keys = container_of(request).api_keys()
+    key = request.headers.get("x-api-key", "").strip()
+    if key:
+        return await keys.by_key(key)
+    token = bearer_token(request)
+    if token is not None:
+        return await keys.by_token(token)
+    raise NotAuthenticated(NO_CREDENTIALS, code="missing_credentials")
+
+
 DEPENDENCIES = {
     "accounts": Provide(provide_accounts, sync_to_thread=False),
     "claims": Provide(provide_claims, sync_to_thread=False),
     "admin": Provide(provide_admin_claims),
     "mfa": Provide(provide_mfa, sync_to_thread=False),
+    "api_caller": Provide(provide_api_caller),
 }
 
 
@@ -78,3 +93,4 @@ Accounts = NamedDependency[AccountService]
 Claims = NamedDependency[AccessClaims]
 Admin = NamedDependency[AccessClaims]
 Mfa = NamedDependency[MfaService]
+ApiClient = NamedDependency[ApiCaller]

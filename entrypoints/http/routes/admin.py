@@ -12,6 +12,7 @@ from litestar.params import FromPath, JSONBody
 
 from application.admin import AdminService
 from domain.accounts import Role
+from domain.api_access import UserPlan
 from domain.system_settings import SystemSettings
 from entrypoints.http.dependencies import Admin, container_of
 from entrypoints.http.openapi import JSON_BODY, admin_only
@@ -25,6 +26,12 @@ class RoleChange(msgspec.Struct):
     role: Literal["user", "admin"]
 
 
+class PlanChange(msgspec.Struct):
+    uid: UserId
+    plan: Literal["standard", "premium", "enterprise"]
+    daily_limit: int | None = None  # Enterprise only: its custom number of requests a day
+
+
 class SettingsBody(msgspec.Struct):
     monthly_search_limit: int
     rate_limiting: bool
@@ -35,6 +42,10 @@ class SettingsBody(msgspec.Struct):
 
 def _admin(request: Request) -> AdminService:
     return container_of(request).admin()
+
+
+def plan_json(plan: UserPlan) -> dict[str, Any]:
+    return {"plan": plan.plan.value, "daily_limit": plan.daily_limit}
 
 
 def settings_json(settings: SystemSettings) -> dict[str, Any]:
@@ -54,7 +65,11 @@ async def list_users(request: Request, admin: Admin) -> dict[str, Any]:
 )
 async def user_info(request: Request, admin: Admin, uid: FromPath[str]) -> dict[str, Any]:
     user, stats = await _admin(request).user_info(uid)
-    return {"status": "success", "user": {**user_info_json(user), "search_stats": dataclasses.asdict(stats)}}
+    plan = await container_of(request).api_plans().plan_of(user.id)
+    return {
+        "status": "success",
+        "user": {**user_info_json(user), "search_stats": dataclasses.asdict(stats), "api_plan": plan_json(plan)},
+    }
 
 
 @post(
@@ -67,6 +82,18 @@ async def user_info(request: Request, admin: Admin, uid: FromPath[str]) -> dict[
 async def update_user_role(request: Request, admin: Admin, data: JSONBody[RoleChange]) -> dict[str, Any]:
     user = await _admin(request).change_role(admin, data.uid, Role(data.role))
     return {"status": "success", "user": user_info_json(user)}
+
+
+@post(
+    "/api/admin/update-user-plan",
+    tags=["admin"],
+    status_code=200,
+    summary="Set a user's public API plan (daily_limit only with enterprise); enforced from the next request",
+    **admin_only(JSON_BODY, 404),
+)
+async def update_user_plan(request: Request, admin: Admin, data: JSONBody[PlanChange]) -> dict[str, Any]:
+    plan = await container_of(request).api_plans().set_plan(data.uid, data.plan, data.daily_limit)
+    return {"status": "success", "uid": data.uid, "api_plan": plan_json(plan)}
 
 
 @get("/api/admin/search-stats", tags=["admin"], summary="Users and searches across the system", **admin_only())
@@ -95,4 +122,4 @@ async def put_settings(request: Request, admin: Admin, data: JSONBody[SettingsBo
     return {"status": "success", "settings": settings_json(saved)}
 
 
-ROUTES = [list_users, user_info, update_user_role, search_stats, get_settings, put_settings]
+ROUTES = [list_users, user_info, update_user_role, update_user_plan, search_stats, get_settings, put_settings]

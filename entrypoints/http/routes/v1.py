@@ -1,0 +1,82 @@
+"""The public API (SPEC §7) under /api/v1, for integrators: authenticated by `X-API-Key` or by a
+bearer token of POST /api/v1/auth/token, and counted against the owner's daily plan."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Request, Response, get, post
+from litestar.params import JSONBody, QueryParameter
+
+from application.api_plans import DailyStanding
+from application.api_ports import ApiCaller
+from application.public_api import PublicApi
+from entrypoints.http.dependencies import ApiClient, container_of
+from entrypoints.http.openapi import JSON_BODY, public_api
+from entrypoints.http.v1_schema import (
+    Grant,
+    RiskAssessment,
+    TokenAnswer,
+    TokenRequest,
+    rate_limit_headers,
+    risk_assessment,
+)
+
+TAGS = ["public API v1"]
+
+
+def _api(request: Request) -> PublicApi:
+    return container_of(request).public_api()
+
+
+def grant(caller: ApiCaller, standing: DailyStanding) -> Grant:
+    return Grant(
+        status="success",
+        valid=True,
+        user_id=caller.user_id,
+        key_id=caller.key_id,
+        scopes=sorted(caller.scopes),
+        plan=standing.plan.value,
+        daily_limit=standing.limit,
+        used_today=standing.used,
+        remaining_today=standing.remaining,
+        resets_at=standing.resets_at,
+    )
+
+
+@post(
+    "/api/v1/auth/token",
+    tags=TAGS,
+    status_code=200,
+    summary="Exchange an API key for a bearer token of 15 minutes, for some or all of its scopes",
+    security=[],
+    responses=public_api(JSON_BODY)["responses"],
+    response_headers=public_api()["response_headers"],
+)
+async def issue_token(request: Request, data: JSONBody[TokenRequest]) -> Response[TokenAnswer]:
+    issued = await container_of(request).api_keys().issue_token(data.api_key, data.scope)
+    standing = await _api(request).standing(issued.caller)
+    answer = TokenAnswer(issued.token, "bearer", issued.expires_in, " ".join(sorted(issued.caller.scopes)))
+    return Response(answer, headers=rate_limit_headers(standing))
+
+
+@get("/api/v1/auth/verify", tags=TAGS, summary="What the API key or bearer token grants", **public_api())
+async def verify(request: Request, api_caller: ApiClient) -> Response[Grant]:
+    standing = await _api(request).standing(api_caller)
+    return Response(grant(api_caller, standing), headers=rate_limit_headers(standing))
+
+
+@get(
+    "/api/v1/risk-assessment",
+    tags=TAGS,
+    summary="The risk answer for one address in one call (one request of the daily limit)",
+    **public_api(400, 404, 429, 503),
+)
+async def get_risk_assessment(
+    request: Request, api_caller: ApiClient, address: Annotated[str, QueryParameter(max_length=1000)] = ""
+) -> Response[RiskAssessment]:
+    assessment = await _api(request).risk_assessment(api_caller, address)
+    return Response(risk_assessment(assessment.answer), headers=rate_limit_headers(assessment.standing))
+
+
+ROUTES = [issue_token, verify, get_risk_assessment]
