@@ -6,7 +6,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { ADMIN } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
-import type { AdminUser } from './adminApi';
+import type { AdminUser, ApiPlan } from './adminApi';
+import { parseDailyLimit, PLAN_UPDATED } from './ApiPlanForm';
 import { parseLimit } from './SystemSettingsPage';
 import { average, percent, statisticsView } from './statistics';
 
@@ -18,13 +19,23 @@ const USERS: AdminUser[] = [
 
 function adminServer(users = USERS) {
   const state = users.map((user) => ({ ...user }));
+  const plans = new Map<string, ApiPlan>();
   server.use(
+    http.post('/api/admin/update-user-plan', async ({ request }) => {
+      const body = (await request.json()) as { uid: string; plan: ApiPlan['plan']; daily_limit?: number };
+      if (body.plan === 'enterprise' && body.daily_limit === 7) {
+        return HttpResponse.json({ status: 'error', error: 'Refused by the server.' }, { status: 400 });
+      }
+      const api_plan = { plan: body.plan, daily_limit: body.daily_limit ?? (body.plan === 'premium' ? 1000 : 100) };
+      plans.set(body.uid, api_plan);
+      return HttpResponse.json({ status: 'success', uid: body.uid, api_plan });
+    }),
     http.get('/api/admin/list-users', () => HttpResponse.json({ status: 'success', users: state })),
     http.get('/api/admin/user-info/:uid', ({ params }) => {
       const user = state.find((u) => u.uid === params.uid)!;
       return HttpResponse.json({
         status: 'success',
-        user: { ...user, search_stats: { current_month_searches: 3, search_limit: user.role === 'admin' ? null : 10, remaining_searches: 7, total_searches: 12, last_search_date: null } },
+        user: { ...user, api_plan: plans.get(user.uid) ?? { plan: 'standard', daily_limit: 100 }, search_stats: { current_month_searches: 3, search_limit: user.role === 'admin' ? null : 10, remaining_searches: 7, total_searches: 12, last_search_date: null } },
       });
     }),
     http.post('/api/admin/update-user-role', async ({ request }) => {
@@ -116,6 +127,38 @@ describe('/admin/users', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('shows the API plan and sets Premium or an Enterprise number of requests a day', async () => {
+    adminServer();
+    const { user } = renderApp({ route: '/admin/users', preloadedState: signedInState(ADMIN) });
+    await user.click(await screen.findByRole('row', { name: /zoe@example.com/ }));
+    const form = await screen.findByRole('form', { name: 'API plan' });
+    expect(form).toHaveTextContent('API plan: Standard, 100 requests a day');
+
+    await user.selectOptions(within(form).getByLabelText('Plan'), 'premium');
+    await user.click(within(form).getByRole('button', { name: 'Save plan' }));
+    expect(await within(form).findByText(PLAN_UPDATED)).toBeInTheDocument();
+    await waitFor(() => expect(form).toHaveTextContent('API plan: Premium, 1,000 requests a day'));
+
+    await user.selectOptions(within(form).getByLabelText('Plan'), 'enterprise');
+    const limit = within(form).getByLabelText('Requests a day');
+    await user.type(limit, '0');
+    await user.click(within(form).getByRole('button', { name: 'Save plan' }));
+    expect(await within(form).findByText(/Enter a whole number of requests a day from 1 to 10,000,000/)).toBeInTheDocument();
+    await user.clear(limit);
+    await user.type(limit, '7');
+    await user.click(within(form).getByRole('button', { name: 'Save plan' }));
+    expect(await within(form).findByText('Refused by the server.')).toBeInTheDocument();
+    await user.clear(limit);
+    await user.type(limit, '25000');
+    await user.click(within(form).getByRole('button', { name: 'Save plan' }));
+    await waitFor(() => expect(form).toHaveTextContent('API plan: Enterprise, 25,000 requests a day'));
+  });
+
+  it('accepts 1 to 10,000,000 requests a day, whole numbers only', () => {
+    expect(parseDailyLimit(' 250 ')).toBe(250);
+    for (const bad of ['0', '10000001', '2.5', '', 'many']) expect(typeof parseDailyLimit(bad)).toBe('string');
   });
 
   it("goes to '/' when the server refuses the list (SPEC §6)", async () => {

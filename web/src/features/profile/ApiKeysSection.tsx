@@ -3,6 +3,7 @@ import { errorMessage } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
 import { TextField } from '../../components/TextField';
+import { useCopyText } from '../../lib/useCopyText';
 import {
   useApiKeysQuery,
   useCreateApiKeyMutation,
@@ -144,16 +145,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
 }
 
 function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
-  const [copied, setCopied] = useState<string | null>(null);
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(created.key);
-      setCopied('Key copied.');
-    } catch {
-      setCopied('Copying is blocked in this browser: select the key and copy it by hand.');
-    }
-  }
+  const [copied, copy] = useCopyText('Key copied.', 'Copying is blocked in this browser: select the key and copy it by hand.');
 
   return (
     <div className="api-new-key">
@@ -170,7 +162,7 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
         </p>
       )}
       <div className="button-row">
-        <button type="button" className="btn btn-outline" onClick={() => void copy()}>
+        <button type="button" className="btn btn-outline" onClick={() => void copy(created.key)}>
           Copy
         </button>
         <button type="button" className="btn btn-primary" onClick={onDone}>
