@@ -12,6 +12,7 @@ from application.ports import AccessClaims, Clock
 from domain.api_access import (
     KEY_NAME_MAX_LENGTH,
     KEYS_PER_USER,
+    LAST_USED_PRECISION,
     ApiScope,
     api_key_hash,
     looks_like_api_key,
@@ -86,7 +87,7 @@ class ApiKeyService:
         record = await self._store.by_hash(api_key_hash(key)) if looks_like_api_key(key) else None
         if record is None or not record.active:
             raise NotAuthenticated(INVALID_KEY, code="invalid_api_key")
-        await self._store.mark_used(record.id, self._clock.now())
+        await self._note_use(record)
         return ApiCaller(record.user_id, record.id, record.scopes)
 
     async def by_token(self, token: str) -> ApiCaller:
@@ -98,8 +99,13 @@ class ApiKeyService:
         record = await self._store.by_id(caller.key_id)
         if record is None or not record.active or record.user_id != caller.user_id:
             raise NotAuthenticated(INVALID_KEY, code="invalid_api_key")
-        await self._store.mark_used(record.id, self._clock.now())
+        await self._note_use(record)
         return caller
+
+    async def _note_use(self, record: ApiKeyRecord) -> None:
+        now = self._clock.now()
+        if record.last_used_at is None or record.last_used_at <= now - LAST_USED_PRECISION:
+            await self._store.mark_used(record.id, now)
 
     async def issue_token(self, key: str, scope: str) -> IssuedToken:
         """A bearer token for some or all of the key's scopes (all when `scope` is empty)."""

@@ -36,8 +36,12 @@ class PublicApi:
         address = self._lookup.parse(text)  # an address that cannot be read is never charged
         charged_at = self._clock.now()
         standing = await self._plans.charge(caller.user_id)
-        answer = await self._lookup.answer(address, query=text.strip())
-        if not is_located(answer):
+        try:
+            answer = await self._lookup.answer(address, query=text.strip())
+            if not is_located(answer):
+                raise NotFound(not_located_message(address, answer["location"]["notes"]), code="address_not_found")
+        except Exception:
+            # Not found, or a provider failed: the caller got no answer, so it costs nothing.
             await self._plans.release(caller.user_id, charged_at)
-            raise NotFound(not_located_message(address, answer["location"]["notes"]), code="address_not_found")
+            raise
         return Assessment(answer, standing)

@@ -14,6 +14,8 @@ KEY_RANDOM_BYTES = 24  # 32 url-safe characters
 SHOWN_PREFIX_LENGTH = len(KEY_PREFIX) + 4
 KEY_NAME_MAX_LENGTH = 100
 KEYS_PER_USER = 20
+# "Last used" is kept to the minute: a key used many times a second is written once a minute.
+LAST_USED_PRECISION = timedelta(minutes=1)
 
 
 class ApiScope(StrEnum):

@@ -4,7 +4,7 @@ conditional upsert per request, like the monthly quota (search_repositories.char
 from __future__ import annotations
 
 import functools
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import bindparam, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -13,11 +13,9 @@ from adapters.db.api_tables import ApiDailyUsageRow, ApiKeyRow, ApiPlanRow
 from adapters.db.engine import upsert_insert
 from adapters.db.writer import SqlWriter
 from application.api_ports import ApiKeyRecord
-from domain.api_access import DEFAULT_PLAN, ApiScope, Plan, UserPlan
+from domain.api_access import DEFAULT_PLAN, LAST_USED_PRECISION, ApiScope, Plan, UserPlan
 
 Sessions = async_sessionmaker[AsyncSession]
-# A key used many times a second is written once a minute: "last used" needs no more precision.
-LAST_USED_PRECISION = timedelta(minutes=1)
 _USAGE = ApiDailyUsageRow.__table__
 
 
@@ -85,6 +83,7 @@ class SqlApiKeyStore:
         return result.rowcount == 1
 
     async def mark_used(self, key_id: str, at: datetime) -> None:
+        # Conditional, so concurrent first uses of a minute write it once.
         async with self._writer.session() as session:
             await session.execute(
                 update(ApiKeyRow)

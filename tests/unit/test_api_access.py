@@ -206,3 +206,72 @@ async def test_a_wrong_plan_is_refused_with_what_to_send(plan: str, limit: int |
 async def test_a_plan_for_an_unknown_user_is_not_found() -> None:
     with pytest.raises(NotFound):
         await in_memory_api().plans.set_plan("nobody", "premium", None)
+
+
+async def test_last_used_is_written_at_most_once_a_minute() -> None:
+    world = in_memory_api()
+    created = await world.keys.create(ANN, "k", ["read"])
+    writes = []
+    mark_used = world.store.mark_used
+
+    async def counting(key_id: str, at: datetime) -> None:
+        writes.append(at)
+        await mark_used(key_id, at)
+
+    world.store.mark_used = counting  # type: ignore[method-assign]
+    for _ in range(5):
+        await world.keys.by_key(created.key)
+        world.clock.advance(timedelta(seconds=10))
+    world.clock.advance(timedelta(seconds=20))
+    await world.keys.by_key(created.key)
+    assert len(writes) == 2
+
+
+# --- one address, one request -------------------------------------------------------------
+
+
+def public_api_world():  # noqa: ANN201
+    from application.public_api import PublicApi
+    from tests.fakes import in_memory_lookup
+
+    api_world = in_memory_api()
+    lookup = in_memory_lookup()
+    return PublicApi(lookup.service, api_world.plans, api_world.clock), api_world, lookup
+
+
+READER = ApiCaller("ann", "key-1", frozenset({ApiScope.READ}))
+
+
+async def test_an_assessment_costs_one_request_and_a_failed_one_costs_nothing() -> None:
+    from application.errors import ProviderUnavailable
+
+    api, world, lookup = public_api_world()
+    assessment = await api.risk_assessment(READER, "1 Main St, Anchorage, AK 99503")
+    assert assessment.answer["location"]["county_fips"] == "02020"
+    assert assessment.standing.used == 1 and assessment.standing.remaining == 99
+
+    with pytest.raises(NotFound):
+        await api.risk_assessment(READER, "1 Main St, Nowhere, AK 99999")
+
+    async def failing(address, point):  # noqa: ANN001, ANN202
+        raise ProviderUnavailable("The places provider did not answer.")
+
+    lookup.places.occupants_at = failing  # type: ignore[method-assign]
+    with pytest.raises(ProviderUnavailable):
+        await api.risk_assessment(READER, "1 Main St, Anchorage, AK 99503")
+    with pytest.raises(InvalidInput):
+        await api.risk_assessment(READER, "not an address")
+    assert (await world.plans.standing("ann")).used == 1
+
+
+async def test_an_assessment_needs_the_read_scope_and_is_refused_past_the_limit() -> None:
+    api, world, lookup = public_api_world()
+    with pytest.raises(Forbidden):
+        await api.risk_assessment(ApiCaller("ann", "key-1", frozenset({ApiScope.BATCH})), "1 Main St, Anchorage, AK 99503")
+    world.users["ann"] = Role.USER
+    await world.plans.set_plan("ann", "enterprise", 1)
+    await api.risk_assessment(READER, "1 Main St, Anchorage, AK 99503")
+    calls_before = lookup.places.calls
+    with pytest.raises(TooManyRequests):
+        await api.risk_assessment(READER, "1 Main St, Anchorage, AK 99503")
+    assert lookup.places.calls == calls_before  # refused before any provider is called
