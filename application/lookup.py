@@ -174,10 +174,7 @@ class LookupService:
         # Sequential on purpose: each is one indexed query, and the embedded adapters share a database.
         building = await self._p.buildings.building_at(address.key)
         point = await self._p.geocoder.geocode(address)
-        choice = await self._p.locator.locate(address)
-        if point is not None and point.county_fips:
-            choice = decided_by_geocoder(choice, point.county_fips)
-        county = await self._p.perils.for_county(choice.county_fips) if choice.county_fips else None
+        choice, county = await self._county_of(address, point)
         tract_geoid = point.tract_geoid if point else None
         if building is not None and building.lat is not None and building.lng is not None:
             point = GeoPoint(building.lat, building.lng, "building")
@@ -189,6 +186,24 @@ class LookupService:
         result["location"]["tract_geoid"] = tract_geoid
         result["receipt"]["datasets"] = [asdict(version) for version in await self._p.catalogue.versions()]
         return result
+
+    async def _county_of(self, address: ParsedAddress, point: GeoPoint | None) -> tuple[CountyChoice, CountyPerils | None]:
+        choice = await self._p.locator.locate(address)
+        if point is not None and point.county_fips:
+            choice = decided_by_geocoder(choice, point.county_fips)
+        county = await self._p.perils.for_county(choice.county_fips) if choice.county_fips else None
+        return choice, county
+
+    async def locate(self, address: ParsedAddress) -> dict[str, Any]:
+        """Where an address lies (county, confidence, point) without its occupants or scores, so
+        finding it calls no places provider (the public API's address search)."""
+        point = await self._p.geocoder.geocode(address)
+        choice, county = await self._county_of(address, point)
+        location = await self._location_json(choice, county)
+        location["lat"] = point.lat if point else None
+        location["lng"] = point.lng if point else None
+        location["geocode_match"] = point.match_level if point else "none"
+        return location
 
     async def _location_json(self, choice: CountyChoice, county: CountyPerils | None) -> dict[str, Any]:
         """How the county was chosen and how sure it is, with the other candidates and their

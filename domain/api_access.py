@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import secrets
 from dataclasses import dataclass
@@ -100,3 +101,26 @@ def next_reset(moment: datetime) -> datetime:
     """The next UTC midnight, when every daily count starts again."""
     day = moment.astimezone(UTC).date() + timedelta(days=1)
     return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+# An address_id names an address as the public API's search read it: the address line itself,
+# url-safe, so the id stays valid for ever and needs nothing stored.
+ADDRESS_ID_PREFIX = "adr_"
+
+
+def address_id(one_line: str) -> str:
+    return ADDRESS_ID_PREFIX + base64.urlsafe_b64encode(one_line.encode()).rstrip(b"=").decode()
+
+
+def address_of(identifier: str) -> str | None:
+    """The address line an id names; None for anything that is not an id of ours."""
+    if not identifier.startswith(ADDRESS_ID_PREFIX):
+        return None
+    encoded = identifier[len(ADDRESS_ID_PREFIX):]
+    try:
+        text = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not text.strip() or not text.isprintable():
+        return None
+    return text if address_id(text) == identifier else None  # one id per address

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import msgspec
 
 from application.api_plans import DailyStanding
+from domain.occupancy import UNKNOWN
 from domain.perils import HAZARDS, PerilScores
 
 
@@ -57,7 +58,18 @@ class Provenance(msgspec.Struct):
     scored_at: str | None
 
 
-class RiskAssessment(msgspec.Struct):
+class OccupantView(msgspec.Struct):
+    name: str | None
+    vicinity: str | None
+    types: list[str]
+    business_status: str | None
+    naics_code: str | None
+    naics_title: str | None
+    lat: float | None
+    lng: float | None
+
+
+class RiskAssessment(msgspec.Struct, omit_defaults=True):
     status: Literal["success"]
     address: str
     total_score: float | None
@@ -67,6 +79,18 @@ class RiskAssessment(msgspec.Struct):
     ratings: dict[str, str | None]  # by hazard code, and Total
     location: Location
     provenance: Provenance
+    occupants: list[OccupantView] | None = None  # with include_occupants=true only
+
+
+class Candidate(msgspec.Struct):
+    address_id: str  # names this address in GET /api/v1/data/risk/{address_id}
+    address: str
+    location: Location
+
+
+class AddressCandidates(msgspec.Struct):
+    status: Literal["success"]
+    candidates: list[Candidate]
 
 
 class TokenRequest(msgspec.Struct):
@@ -108,7 +132,43 @@ def _number(value: Any) -> float | None:  # noqa: ANN401
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def risk_assessment(answer: dict[str, Any]) -> RiskAssessment:
+def location_view(location: dict[str, Any]) -> Location:
+    return Location(
+        method=location.get("method"),
+        county_fips=location.get("county_fips"),
+        county_name=location.get("county_name"),
+        state=location.get("state"),
+        confidence=location.get("confidence"),
+        low_confidence=location.get("low_confidence"),
+        alternatives=[msgspec.convert(a, CountyCandidate) for a in location.get("alternatives") or []],
+        notes=list(location.get("notes") or []),
+        source=location.get("source"),
+        tract_geoid=location.get("tract_geoid"),
+        lat=location.get("lat"),
+        lng=location.get("lng"),
+        geocode_match=location.get("geocode_match"),
+    )
+
+
+def _known(text: Any) -> str | None:  # noqa: ANN401
+    """The lookup's "NA" and "N/A" placeholders are null here."""
+    return text if isinstance(text, str) and text not in (UNKNOWN, "N/A", "") else None
+
+
+def occupant_view(occupant: dict[str, Any]) -> OccupantView:
+    return OccupantView(
+        name=_known(occupant.get("name")),
+        vicinity=_known(occupant.get("vicinity")),
+        types=list(occupant.get("types") or []),
+        business_status=_known(occupant.get("business_status")),
+        naics_code=_known(occupant.get("naics_code")),
+        naics_title=_known(occupant.get("naics_title")),
+        lat=_number(occupant.get("lat")),
+        lng=_number(occupant.get("lng")),
+    )
+
+
+def risk_assessment(answer: dict[str, Any], include_occupants: bool = False) -> RiskAssessment:
     perils = answer.get("perils") or {}
     scores = {hazard.code: _number(perils.get(hazard.field_name)) for hazard in HAZARDS}
     top = PerilScores(scores=scores).top3()
@@ -123,24 +183,11 @@ def risk_assessment(answer: dict[str, Any]) -> RiskAssessment:
         top_risks=[TopRisk(hazard.code, hazard.name, score) for hazard, score in top],
         scores=scores,
         ratings=ratings,
-        location=Location(
-            method=location.get("method"),
-            county_fips=location.get("county_fips"),
-            county_name=location.get("county_name"),
-            state=location.get("state"),
-            confidence=location.get("confidence"),
-            low_confidence=location.get("low_confidence"),
-            alternatives=[msgspec.convert(a, CountyCandidate) for a in location.get("alternatives") or []],
-            notes=list(location.get("notes") or []),
-            source=location.get("source"),
-            tract_geoid=location.get("tract_geoid"),
-            lat=receipt.get("lat"),
-            lng=receipt.get("lng"),
-            geocode_match=receipt.get("geocode_match"),
-        ),
+        location=location_view({**location, **{name: receipt.get(name) for name in ("lat", "lng", "geocode_match")}}),
         provenance=Provenance(
             nri_version=receipt.get("nri_version"),
             datasets=[msgspec.convert(d, DatasetUsed) for d in receipt.get("datasets") or []],
             scored_at=receipt.get("scored_at"),
         ),
+        occupants=[occupant_view(o) for o in answer.get("occupants") or []] if include_occupants else None,
     )

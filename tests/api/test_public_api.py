@@ -184,3 +184,38 @@ async def test_key_input_is_checked(client: AsyncClient) -> None:
     for body in ({"name": "", "scopes": ["read"]}, {"name": "x", "scopes": []}, {"name": "x", "scopes": ["write"]}, {"name": "x"}):
         response = await client.post("/api/api-keys", json=body, headers=ann["headers"])
         assert response.status_code == 400, (body, response.text)
+
+
+async def test_search_gives_an_address_id_whose_risk_answer_matches_the_one_call_answer(client: AsyncClient) -> None:
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    key = {"X-API-Key": (await create_key(client, ann))["key"]}
+
+    found = await client.get("/api/v1/search/address", params={"query": SEATTLE, "limit": 3}, headers=key)
+
+    assert found.status_code == 200, found.text
+    [candidate] = found.json()["candidates"]
+    assert candidate["address"] == SEATTLE and candidate["address_id"].startswith("adr_")
+    assert candidate["location"]["county_fips"] == "53033" and candidate["location"]["lat"] is not None
+    assert found.headers["X-RateLimit-Remaining"] == "99"
+
+    by_id = await client.get(f"/api/v1/data/risk/{candidate['address_id']}", params={"include_occupants": "true"}, headers=key)
+    assert by_id.status_code == 200, by_id.text
+    one_call = (await assess(client, key, SEATTLE)).json()
+    body = by_id.json()
+    assert body["scores"] == one_call["scores"] and body["total_score"] == one_call["total_score"]
+    assert "occupants" not in one_call and len(body["occupants"]) >= 20
+    assert all(o["naics_code"] != "N/A" for o in body["occupants"])  # unknown is null here
+    assert by_id.headers["X-RateLimit-Remaining"] == "98"
+
+
+async def test_search_refusals_cost_nothing(client: AsyncClient) -> None:
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    key = {"X-API-Key": (await create_key(client, ann))["key"]}
+    abroad = await client.get("/api/v1/search/address", params={"query": SEATTLE, "country": "CA"}, headers=key)
+    assert abroad.status_code == 400 and abroad.json()["code"] == "unsupported_country"
+    nowhere = await client.get("/api/v1/search/address", params={"query": "1 Main St, Nowhere, ZZ 00001"}, headers=key)
+    assert nowhere.status_code == 404 and "No matching addresses" in nowhere.json()["error"]
+    for unknown in ("adr_!!", "nonsense", "adr_"):
+        response = await client.get(f"/api/v1/data/risk/{unknown}", headers=key)
+        assert response.status_code == 404, (unknown, response.text)
+    assert (await client.get("/api/api-keys", headers=ann["headers"])).json()["usage"]["used"] == 0

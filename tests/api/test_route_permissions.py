@@ -63,6 +63,8 @@ ACCESS: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/auth/token"): PUBLIC,
     ("GET", "/api/v1/auth/verify"): API_KEY,
     ("GET", "/api/v1/risk-assessment"): API_KEY,
+    ("GET", "/api/v1/search/address"): API_KEY,
+    ("GET", "/api/v1/data/risk/{address_id}"): API_KEY,
     ("GET", "/api/admin/list-users"): ADMIN,
     ("GET", "/api/admin/user-info/{uid}"): ADMIN,
     ("POST", "/api/admin/update-user-role"): ADMIN,

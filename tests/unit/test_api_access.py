@@ -275,3 +275,28 @@ async def test_an_assessment_needs_the_read_scope_and_is_refused_past_the_limit(
     with pytest.raises(TooManyRequests):
         await api.risk_assessment(READER, "1 Main St, Anchorage, AK 99503")
     assert lookup.places.calls == calls_before  # refused before any provider is called
+
+
+def test_an_address_id_names_one_address_line_and_nothing_else() -> None:
+    from domain.api_access import address_id, address_of
+
+    line = "701 5th Ave, Seattle, WA 98104"
+    assert address_of(address_id(line)) == line
+    assert address_id(line) != address_id(line.upper())
+    for wrong in ("", "adr_", "adr_!!", "adr_" + "A" * 3, line, address_id(line) + "A"):
+        assert address_of(wrong) is None, wrong
+
+
+async def test_an_address_search_costs_one_request_and_calls_no_places_provider() -> None:
+    api, world, lookup = public_api_world()
+    found = await api.search_address(READER, "1 Main St, Anchorage, AK 99503", limit=5, country="us")
+    [candidate] = found.candidates
+    assert candidate.location["county_fips"] == "02020" and lookup.places.calls == 0
+    assert (await api.risk_for(READER, candidate.address_id)).answer["location"]["county_fips"] == "02020"
+    with pytest.raises(InvalidInput):
+        await api.search_address(READER, "1 Main St, Anchorage, AK 99503", limit=5, country="CA")
+    with pytest.raises(NotFound):
+        await api.search_address(READER, "1 Main St, Nowhere, AK 99999", limit=5, country="US")
+    with pytest.raises(NotFound):
+        await api.risk_for(READER, "adr_nothing")
+    assert (await world.plans.standing("ann")).used == 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Request, Response, get, post
-from litestar.params import JSONBody, QueryParameter
+from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from application.api_plans import DailyStanding
 from application.api_ports import ApiCaller
@@ -14,10 +14,13 @@ from application.public_api import PublicApi
 from entrypoints.http.dependencies import ApiClient, container_of
 from entrypoints.http.openapi import JSON_BODY, public_api
 from entrypoints.http.v1_schema import (
+    AddressCandidates,
+    Candidate,
     Grant,
     RiskAssessment,
     TokenAnswer,
     TokenRequest,
+    location_view,
     rate_limit_headers,
     risk_assessment,
 )
@@ -79,4 +82,40 @@ async def get_risk_assessment(
     return Response(risk_assessment(assessment.answer), headers=rate_limit_headers(assessment.standing))
 
 
-ROUTES = [issue_token, verify, get_risk_assessment]
+@get(
+    "/api/v1/search/address",
+    tags=TAGS,
+    summary="Find an address: the address as read, where it lies and its address_id (one request)",
+    **public_api(400, 404, 429, 503),
+)
+async def search_address(
+    request: Request,
+    api_caller: ApiClient,
+    # `query` is a name Litestar keeps for itself: the parameter is read under that name.
+    query_text: Annotated[str, QueryParameter(name="query", max_length=1000)] = "",
+    limit: Annotated[int, QueryParameter(ge=1, le=10)] = 5,
+    country: Annotated[str, QueryParameter(max_length=3)] = "US",
+) -> Response[AddressCandidates]:
+    found = await _api(request).search_address(api_caller, query_text, limit, country)
+    candidates = [Candidate(c.address_id, c.address, location_view(c.location)) for c in found.candidates]
+    return Response(AddressCandidates("success", candidates), headers=rate_limit_headers(found.standing))
+
+
+@get(
+    "/api/v1/data/risk/{address_id:str}",
+    tags=TAGS,
+    summary="The risk answer for an address_id of the address search (one request)",
+    **public_api(400, 404, 429, 503),
+)
+async def risk_by_address_id(
+    request: Request,
+    api_caller: ApiClient,
+    address_id: Annotated[str, PathParameter(max_length=1500)],
+    include_occupants: Annotated[bool, QueryParameter()] = False,
+) -> Response[RiskAssessment]:
+    assessment = await _api(request).risk_for(api_caller, address_id)
+    body = risk_assessment(assessment.answer, include_occupants=include_occupants)
+    return Response(body, headers=rate_limit_headers(assessment.standing))
+
+
+ROUTES = [issue_token, verify, get_risk_assessment, search_address, risk_by_address_id]
