@@ -69,6 +69,20 @@ class DailyUsageLedger(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class StoredAnswer:
+    answered_at: datetime
+    answer: dict  # LookupService.answer's shape
+
+
+class ApiAnswerStore(Protocol):
+    async def add(self, user_id: str, address: str, answer: dict, at: datetime) -> None: ...
+
+    async def history(self, user_id: str, address: str, since: datetime, until: datetime, limit: int) -> list[StoredAnswer]:
+        """The user's answers for exactly this address line with since <= time < until, newest first."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class ApiCaller:
     """Who calls the public API: the key's owner, the key, and what it may do."""
 

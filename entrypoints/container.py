@@ -18,7 +18,7 @@ from adapters.mail.outbox import OutboxMailer
 from adapters.mail.smtp import SmtpConfig, SmtpMailer
 from adapters.security.access_tokens import JwtAccessTokens
 from adapters.security.api_tokens import JwtApiTokens
-from adapters.db.api_repositories import SqlApiKeyStore, SqlDailyUsageLedger, SqlPlanStore
+from adapters.db.api_repositories import SqlApiAnswerStore, SqlApiKeyStore, SqlDailyUsageLedger, SqlPlanStore
 from application.api_keys import ApiKeyService
 from application.api_plans import ApiPlans
 from application.public_api import PublicApi
@@ -284,7 +284,13 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
     )
 
-    public_api = providers.Singleton(PublicApi, lookup=lookup, plans=api_plans, clock=clock)
+    public_api = providers.Singleton(
+        PublicApi,
+        lookup=lookup,
+        plans=api_plans,
+        answers=providers.Singleton(SqlApiAnswerStore, sessions=session_factory, writer=writer),
+        clock=clock,
+    )
 
     # --- batch ---------------------------------------------------------------------
     batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory, writer=writer)

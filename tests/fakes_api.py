@@ -8,7 +8,7 @@ from datetime import datetime
 from adapters.security.api_tokens import JwtApiTokens
 from application.api_keys import ApiKeyService
 from application.api_plans import ApiPlans
-from application.api_ports import ApiKeyRecord
+from application.api_ports import ApiKeyRecord, StoredAnswer
 from domain.accounts import Role
 from domain.api_access import DEFAULT_PLAN, UserPlan
 from tests.fakes import DictRoles, FakeClock
@@ -71,6 +71,18 @@ class InMemoryDailyUsage:
 
     async def used(self, user_id: str, day: str) -> int:
         return self.used_by_day.get((user_id, day), 0)
+
+
+class InMemoryAnswers:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, StoredAnswer]] = []
+
+    async def add(self, user_id: str, address: str, answer: dict, at: datetime) -> None:
+        self.rows.append((user_id, address, StoredAnswer(at, answer)))
+
+    async def history(self, user_id: str, address: str, since: datetime, until: datetime, limit: int) -> list[StoredAnswer]:
+        mine = [a for u, line, a in self.rows if u == user_id and line == address and since <= a.answered_at < until]
+        return sorted(mine, key=lambda a: a.answered_at, reverse=True)[:limit]
 
 
 @dataclass

@@ -4,15 +4,20 @@ conditional upsert per request, like the monthly quota (search_repositories.char
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+import uuid
 from datetime import datetime
+
+import msgspec
 
 from sqlalchemy import bindparam, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from adapters.db.api_tables import ApiDailyUsageRow, ApiKeyRow, ApiPlanRow
+from adapters.db.api_tables import ApiAnswerRow, ApiDailyUsageRow, ApiKeyRow, ApiPlanRow
 from adapters.db.engine import upsert_insert
 from adapters.db.writer import SqlWriter
-from application.api_ports import ApiKeyRecord
+from application.api_ports import ApiKeyRecord, StoredAnswer
 from domain.api_access import DEFAULT_PLAN, LAST_USED_PRECISION, ApiScope, Plan, UserPlan
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -154,3 +159,43 @@ class SqlDailyUsageLedger:
                 select(ApiDailyUsageRow.used).where(ApiDailyUsageRow.user_id == user_id, ApiDailyUsageRow.day == day)
             )
         return used or 0
+
+
+def _address_hash(address: str) -> str:
+    return hashlib.sha256(address.encode()).hexdigest()
+
+
+class SqlApiAnswerStore:
+    def __init__(self, sessions: Sessions, writer: SqlWriter) -> None:
+        self._sessions = sessions
+        self._writer = writer
+
+    async def add(self, user_id: str, address: str, answer: dict, at: datetime) -> None:
+        async with self._writer.session() as session:
+            session.add(
+                ApiAnswerRow(
+                    id=str(uuid.uuid4()),
+                    user_id=user_id,
+                    address_hash=_address_hash(address),
+                    address=address[:1000],
+                    result_json=msgspec.json.encode(answer).decode(),
+                    created_at=at,
+                )
+            )
+            await session.commit()
+
+    async def history(self, user_id: str, address: str, since: datetime, until: datetime, limit: int) -> list[StoredAnswer]:
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(ApiAnswerRow.created_at, ApiAnswerRow.result_json)
+                .where(
+                    ApiAnswerRow.user_id == user_id,
+                    ApiAnswerRow.address_hash == _address_hash(address),
+                    ApiAnswerRow.address == address[:1000],
+                    ApiAnswerRow.created_at >= since,
+                    ApiAnswerRow.created_at < until,
+                )
+                .order_by(ApiAnswerRow.created_at.desc(), ApiAnswerRow.id)
+                .limit(limit)
+            )
+            return [StoredAnswer(row.created_at, json.loads(row.result_json)) for row in rows]

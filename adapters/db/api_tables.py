@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String
+from sqlalchemy import ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from adapters.db.base import Base
@@ -43,3 +43,17 @@ class ApiDailyUsageRow(Base):
     user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True)
     day: Mapped[str] = mapped_column(String(10), primary_key=True)
     used: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ApiAnswerRow(Base):
+    """Each answer the public API gave, for the caller's history of an address."""
+
+    __tablename__ = "api_answer"
+    __table_args__ = (Index(None, "user_id", "address_hash", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))
+    address_hash: Mapped[str] = mapped_column(String(64))  # SHA-256 of the address line: a short index key
+    address: Mapped[str] = mapped_column(String(1000))
+    result_json: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]

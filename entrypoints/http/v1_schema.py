@@ -93,6 +93,18 @@ class AddressCandidates(msgspec.Struct):
     candidates: list[Candidate]
 
 
+class PastAnswer(msgspec.Struct):
+    answered_at: datetime
+    answer: RiskAssessment
+
+
+class AnswerHistoryView(msgspec.Struct):
+    status: Literal["success"]
+    address_id: str
+    address: str
+    answers: list[PastAnswer]  # newest first, at most 100
+
+
 class TokenRequest(msgspec.Struct):
     api_key: str
     scope: str = ""  # "read", "batch" or "read batch"; empty: all of the key's scopes

@@ -1,4 +1,4 @@
-"""public API: keys (hashes only), plans, and requests per user and day
+"""public API: keys (hashes only), plans, requests per user and day, and the answers given
 
 Revision ID: 0009_api_keys
 Revises: 0008_county_shares
@@ -56,9 +56,25 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint('user_id', 'day', name=op.f('pk_api_daily_usage')),
     )
+    op.create_table(
+        'api_answer',
+        sa.Column('id', sa.String(length=36), nullable=False),
+        sa.Column('user_id', sa.String(length=36), nullable=False),
+        sa.Column('address_hash', sa.String(length=64), nullable=False),
+        sa.Column('address', sa.String(length=1000), nullable=False),
+        sa.Column('result_json', sa.Text(), nullable=False),
+        sa.Column('created_at', adapters.db.base.UTCDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ['user_id'], ['user_account.id'], name=op.f('fk_api_answer_user_id_user_account'), ondelete='CASCADE'
+        ),
+        sa.PrimaryKeyConstraint('id', name=op.f('pk_api_answer')),
+    )
+    op.create_index(op.f('ix_api_answer_user_id'), 'api_answer', ['user_id', 'address_hash', 'created_at'], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_index(op.f('ix_api_answer_user_id'), table_name='api_answer')
+    op.drop_table('api_answer')
     op.drop_table('api_daily_usage')
     op.drop_table('api_plan')
     op.drop_index(op.f('ix_api_key_user_id'), table_name='api_key')

@@ -219,3 +219,36 @@ async def test_search_refusals_cost_nothing(client: AsyncClient) -> None:
         response = await client.get(f"/api/v1/data/risk/{unknown}", headers=key)
         assert response.status_code == 404, (unknown, response.text)
     assert (await client.get("/api/api-keys", headers=ann["headers"])).json()["usage"]["used"] == 0
+
+
+async def test_history_holds_only_the_callers_own_answers_for_that_address(client: AsyncClient) -> None:
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    bob = await sign_up_and_log_in(client, "bob@example.com")
+    anns = {"X-API-Key": (await create_key(client, ann))["key"]}
+    bobs = {"X-API-Key": (await create_key(client, bob))["key"]}
+    found = await client.get("/api/v1/search/address", params={"query": MIAMI}, headers=anns)
+    address_id = found.json()["candidates"][0]["address_id"]
+    await client.get(f"/api/v1/data/risk/{address_id}", headers=anns)
+    await assess(client, anns, MIAMI)
+    await assess(client, anns, SEATTLE)
+    await assess(client, bobs, MIAMI)
+
+    history = await client.get(f"/api/v1/data/history/{address_id}", headers=anns)
+
+    assert history.status_code == 200, history.text
+    body = history.json()
+    assert body["address"] == MIAMI and len(body["answers"]) == 2
+    assert all(past["answer"]["location"]["county_fips"] == "12086" for past in body["answers"])
+    assert body["answers"][0]["answered_at"] >= body["answers"][1]["answered_at"]
+    assert history.headers["X-RateLimit-Remaining"] == "96"  # reading history costs nothing
+    assert len((await client.get(f"/api/v1/data/history/{address_id}", headers=bobs)).json()["answers"]) == 1
+
+    long_ago = await client.get(
+        f"/api/v1/data/history/{address_id}", params={"from_date": "2020-01-01", "to_date": "2020-12-31"}, headers=anns
+    )
+    assert long_ago.status_code == 200 and long_ago.json()["answers"] == []
+    reversed_dates = await client.get(
+        f"/api/v1/data/history/{address_id}", params={"from_date": "2026-02-01", "to_date": "2026-01-01"}, headers=anns
+    )
+    assert reversed_dates.status_code == 400
+    assert (await client.get("/api/v1/data/history/adr_unknown", headers=anns)).status_code == 404

@@ -65,6 +65,7 @@ ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/api/v1/risk-assessment"): API_KEY,
     ("GET", "/api/v1/search/address"): API_KEY,
     ("GET", "/api/v1/data/risk/{address_id}"): API_KEY,
+    ("GET", "/api/v1/data/history/{address_id}"): API_KEY,
     ("GET", "/api/admin/list-users"): ADMIN,
     ("GET", "/api/admin/user-info/{uid}"): ADMIN,
     ("POST", "/api/admin/update-user-role"): ADMIN,

@@ -234,9 +234,11 @@ def public_api_world():  # noqa: ANN201
     from application.public_api import PublicApi
     from tests.fakes import in_memory_lookup
 
+    from tests.fakes_api import InMemoryAnswers
+
     api_world = in_memory_api()
     lookup = in_memory_lookup()
-    return PublicApi(lookup.service, api_world.plans, api_world.clock), api_world, lookup
+    return PublicApi(lookup.service, api_world.plans, InMemoryAnswers(), api_world.clock), api_world, lookup
 
 
 READER = ApiCaller("ann", "key-1", frozenset({ApiScope.READ}))
@@ -300,3 +302,30 @@ async def test_an_address_search_costs_one_request_and_calls_no_places_provider(
     with pytest.raises(NotFound):
         await api.risk_for(READER, "adr_nothing")
     assert (await world.plans.standing("ann")).used == 2
+
+
+
+async def test_the_history_of_an_address_holds_the_callers_own_answers_of_the_period() -> None:
+    from datetime import date
+
+    api, world, _ = public_api_world()
+    found = await api.search_address(READER, "1 Main St, Anchorage, AK 99503", limit=5, country="US")
+    await api.risk_for(READER, found.candidates[0].address_id)
+    world.clock.advance(timedelta(days=2))
+    await api.risk_assessment(READER, "1 Main St, Anchorage, AK 99503")
+    await api.risk_assessment(ApiCaller("bob", "key-2", frozenset({ApiScope.READ})), "1 Main St, Anchorage, AK 99503")
+    await api.risk_assessment(READER, "2 Main St, Anchorage, AK 99503")
+    identifier = found.candidates[0].address_id
+
+    everything = await api.history(READER, identifier, None, None)
+    assert [a.answered_at for a in everything.answers] == [world.clock.now(), world.clock.now() - timedelta(days=2)]
+    first_day = world.clock.now().date() - timedelta(days=2)
+    only_first = await api.history(READER, identifier, first_day, first_day)
+    assert len(only_first.answers) == 1
+    assert (await api.history(READER, identifier, date(2020, 1, 1), date(2020, 1, 2))).answers == []
+    used = everything.standing.used
+    assert used == (await world.plans.standing("ann")).used  # reading history costs nothing
+    with pytest.raises(InvalidInput):
+        await api.history(READER, identifier, first_day, first_day - timedelta(days=1))
+    with pytest.raises(NotFound):
+        await api.history(READER, "adr_x", None, None)

@@ -3,6 +3,7 @@ bearer token of POST /api/v1/auth/token, and counted against the owner's daily p
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated
 
 from litestar import Request, Response, get, post
@@ -15,8 +16,10 @@ from entrypoints.http.dependencies import ApiClient, container_of
 from entrypoints.http.openapi import JSON_BODY, public_api
 from entrypoints.http.v1_schema import (
     AddressCandidates,
+    AnswerHistoryView,
     Candidate,
     Grant,
+    PastAnswer,
     RiskAssessment,
     TokenAnswer,
     TokenRequest,
@@ -118,4 +121,23 @@ async def risk_by_address_id(
     return Response(body, headers=rate_limit_headers(assessment.standing))
 
 
-ROUTES = [issue_token, verify, get_risk_assessment, search_address, risk_by_address_id]
+@get(
+    "/api/v1/data/history/{address_id:str}",
+    tags=TAGS,
+    summary="Your earlier answers for an address_id, newest first (UTC days, inclusive; costs no request)",
+    **public_api(400, 404),
+)
+async def answer_history(
+    request: Request,
+    api_caller: ApiClient,
+    address_id: Annotated[str, PathParameter(max_length=1500)],
+    from_date: Annotated[date | None, QueryParameter()] = None,
+    to_date: Annotated[date | None, QueryParameter()] = None,
+) -> Response[AnswerHistoryView]:
+    history = await _api(request).history(api_caller, address_id, from_date, to_date)
+    answers = [PastAnswer(past.answered_at, risk_assessment(past.answer)) for past in history.answers]
+    body = AnswerHistoryView("success", address_id, history.address, answers)
+    return Response(body, headers=rate_limit_headers(history.standing))
+
+
+ROUTES = [issue_token, verify, get_risk_assessment, search_address, risk_by_address_id, answer_history]

@@ -19,7 +19,7 @@ describe('/docs/api-documentation', () => {
     expect(guide).toHaveTextContent('import os, httpx');
 
     const v1 = screen.getByRole('region', { name: 'Public API v1' });
-    for (const path of ['/api/v1/auth/token', '/api/v1/auth/verify', '/api/v1/risk-assessment?address=', '/api/v1/search/address', '/api/v1/data/risk/{address_id}']) {
+    for (const path of ['/api/v1/auth/token', '/api/v1/auth/verify', '/api/v1/risk-assessment?address=', '/api/v1/search/address', '/api/v1/data/risk/{address_id}', '/api/v1/data/history/{address_id}']) {
       expect(v1).toHaveTextContent(path);
     }
   });
