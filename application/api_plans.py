@@ -41,6 +41,14 @@ def daily_limit_reached(standing: DailyStanding, now: datetime) -> TooManyReques
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ApiDayTotals:
+    """The public API's use today (UTC) across the system, for the administrators' statistics."""
+
+    requests: int
+    callers: int
+
+
 class ApiPlans:
     def __init__(self, plans: PlanStore, usage: DailyUsageLedger, roles: UserRoles, clock: Clock) -> None:
         self._plans = plans
@@ -85,3 +93,7 @@ class ApiPlans:
     async def release(self, user_id: str, at: datetime) -> None:
         """Give back a request charged at `at` whose address was refused (not located)."""
         await self._usage.release(user_id, day_key(at))
+
+    async def today(self) -> ApiDayTotals:
+        requests, callers = await self._usage.totals(day_key(self._clock.now()))
+        return ApiDayTotals(requests, callers)

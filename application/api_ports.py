@@ -67,6 +67,10 @@ class DailyUsageLedger(Protocol):
 
     async def used(self, user_id: str, day: str) -> int: ...
 
+    async def totals(self, day: str) -> tuple[int, int]:
+        """Requests charged on `day` across every user, and how many users made them."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class StoredAnswer:

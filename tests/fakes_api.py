@@ -72,6 +72,10 @@ class InMemoryDailyUsage:
     async def used(self, user_id: str, day: str) -> int:
         return self.used_by_day.get((user_id, day), 0)
 
+    async def totals(self, day: str) -> tuple[int, int]:
+        counts = [used for (_, d), used in self.used_by_day.items() if d == day and used > 0]
+        return sum(counts), len(counts)
+
 
 class InMemoryAnswers:
     def __init__(self) -> None:

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import msgspec
 
-from sqlalchemy import bindparam, delete, or_, select, update
+from sqlalchemy import bindparam, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.api_tables import ApiAnswerRow, ApiDailyUsageRow, ApiKeyRow, ApiPlanRow
@@ -159,6 +159,16 @@ class SqlDailyUsageLedger:
                 select(ApiDailyUsageRow.used).where(ApiDailyUsageRow.user_id == user_id, ApiDailyUsageRow.day == day)
             )
         return used or 0
+
+    async def totals(self, day: str) -> tuple[int, int]:
+        async with self._sessions() as session:
+            row = (
+                await session.execute(
+                    select(func.coalesce(func.sum(ApiDailyUsageRow.used), 0), func.count())
+                    .where(ApiDailyUsageRow.day == day, ApiDailyUsageRow.used > 0)
+                )
+            ).one()
+        return int(row[0]), int(row[1])
 
 
 def _address_hash(address: str) -> str:

@@ -252,3 +252,14 @@ async def test_history_holds_only_the_callers_own_answers_for_that_address(clien
     )
     assert reversed_dates.status_code == 400
     assert (await client.get("/api/v1/data/history/adr_unknown", headers=anns)).status_code == 404
+
+
+async def test_administrators_see_todays_api_use(client: AsyncClient, container: Container) -> None:
+    admin = await sign_up_admin(client, container, "root@example.com")
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    key = {"X-API-Key": (await create_key(client, ann))["key"]}
+    await assess(client, key)
+    await assess(client, key, MIAMI)
+    stats = (await client.get("/api/admin/search-stats", headers=admin["headers"])).json()["stats"]
+    assert (stats["api_requests_today"], stats["api_callers_today"]) == (2, 1)
+    assert stats["total_searches"] == 0  # API look-ups are not the web's searches

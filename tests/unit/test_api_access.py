@@ -329,3 +329,14 @@ async def test_the_history_of_an_address_holds_the_callers_own_answers_of_the_pe
         await api.history(READER, identifier, first_day, first_day - timedelta(days=1))
     with pytest.raises(NotFound):
         await api.history(READER, "adr_x", None, None)
+
+
+async def test_todays_api_use_across_users_for_the_administrators() -> None:
+    world = in_memory_api()
+    assert (await world.plans.today()).requests == 0
+    for user in ("ann", "ann", "bob"):
+        await world.plans.charge(user)
+    today = await world.plans.today()
+    assert (today.requests, today.callers) == (3, 2)
+    world.clock.advance(timedelta(days=1))
+    assert (await world.plans.today()).requests == 0

@@ -98,7 +98,11 @@ async def update_user_plan(request: Request, admin: Admin, data: JSONBody[PlanCh
 
 @get("/api/admin/search-stats", tags=["admin"], summary="Users and searches across the system", **admin_only())
 async def search_stats(request: Request, admin: Admin) -> dict[str, Any]:
-    return {"status": "success", "stats": dataclasses.asdict(await _admin(request).statistics())}
+    stats = dataclasses.asdict(await _admin(request).statistics())
+    api_today = await container_of(request).api_plans().today()
+    # The public API's use today (UTC), beside SPEC's search counts.
+    stats.update(api_requests_today=api_today.requests, api_callers_today=api_today.callers)
+    return {"status": "success", "stats": stats}
 
 
 @get("/api/admin/settings", tags=["admin"], summary="The saved system settings", **admin_only())

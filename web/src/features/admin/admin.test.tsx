@@ -173,13 +173,16 @@ describe('/admin/statistics and /admin/settings', () => {
     let calls = 0;
     server.use(http.get('/api/admin/search-stats', () => {
       calls += 1;
-      return HttpResponse.json({ status: 'success', stats: { total_users: 4, admin_users: 1, regular_users: 3, total_searches: 40, month_searches: 15, day_searches: 3, near_limit_users: calls } });
+      return HttpResponse.json({ status: 'success', stats: { total_users: 4, admin_users: 1, regular_users: 3, total_searches: 40, month_searches: 15, day_searches: 3, near_limit_users: calls, api_requests_today: 250, api_callers_today: 2 } });
     }));
     const { user } = renderApp({ route: '/admin/statistics', preloadedState: signedInState(ADMIN) });
     expect(await screen.findByText('1 user is near their monthly search limit.')).toBeInTheDocument();
     expect(within(screen.getByRole('article', { name: 'Total Users' })).getByText('1 (25%)')).toBeInTheDocument();
     expect(screen.getByText('38% of all searches')).toBeInTheDocument();
     expect(screen.getByText('20% of this month')).toBeInTheDocument();
+    const api = screen.getByRole('article', { name: 'Public API Today' });
+    expect(api).toHaveTextContent('250');
+    expect(api).toHaveTextContent('requests by 2 users (UTC day)');
     await user.click(screen.getByRole('button', { name: 'Refresh Data' }));
     expect(await screen.findByText('2 users are near their monthly search limit.')).toBeInTheDocument();
   });

@@ -35,6 +35,9 @@ export interface SystemStats {
   month_searches: number;
   day_searches: number;
   near_limit_users: number;
+  /** Public API requests charged today (UTC) across every user, and how many users made them. */
+  api_requests_today?: number;
+  api_callers_today?: number;
 }
 
 export interface SystemSettings {

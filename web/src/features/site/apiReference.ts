@@ -53,7 +53,7 @@ export const API_GROUPS: EndpointGroup[] = [
       { method: 'GET', path: '/api/admin/user-info/{uid}', access: 'Admin', summary: 'One account with its search statistics.', answer: '{status, user: {..., search_stats}}' },
       { method: 'POST', path: '/api/admin/update-user-role', access: 'Admin', summary: 'Change a role: {uid, role: "user" | "admin"}. The only administrator cannot demote themselves.', answer: '{status, user}' },
       { method: 'POST', path: '/api/admin/update-user-plan', access: 'Admin', summary: 'Set a user\'s public API plan: {uid, plan: "standard" | "premium" | "enterprise", daily_limit (enterprise only, 1 to 10,000,000)}.', answer: '{status, uid, api_plan: {plan, daily_limit}}' },
-      { method: 'GET', path: '/api/admin/search-stats', access: 'Admin', summary: 'Users and searches across the system.', answer: '{status, stats: {total_users, admin_users, regular_users, total_searches, month_searches, day_searches, near_limit_users}}' },
+      { method: 'GET', path: '/api/admin/search-stats', access: 'Admin', summary: 'Users and searches across the system.', answer: '{status, stats: {total_users, admin_users, regular_users, total_searches, month_searches, day_searches, near_limit_users, api_requests_today, api_callers_today}}' },
       { method: 'GET', path: '/api/admin/settings', access: 'Admin', summary: 'The saved system settings.', answer: '{status, settings: {monthly_search_limit, rate_limiting, search_caching, monthly_batch_row_limit}}' },
       { method: 'PUT', path: '/api/admin/settings', access: 'Admin', summary: 'Save the settings; the monthly limit must be 1 to 100, the monthly batch rows 1 to 1,000,000.', answer: '{status, settings}' },
     ],
