@@ -43,8 +43,14 @@ class Conflict(ApplicationError):
 class TooManyRequests(ApplicationError):
     code = "rate_limited"
 
-    def __init__(self, message: str, retry_after: float | None = None, code: str | None = None) -> None:
-        super().__init__(message, code)
+    def __init__(
+        self,
+        message: str,
+        retry_after: float | None = None,
+        code: str | None = None,
+        details: dict[str, object] | None = None,
+    ) -> None:
+        super().__init__(message, code, details)
         self.retry_after = retry_after  # seconds, when known: sent as Retry-After
 
 

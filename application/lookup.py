@@ -124,12 +124,9 @@ class LookupService:
         # Sequential on purpose: each is one indexed query, and the embedded adapters share a database.
         building = await self._p.buildings.building_at(address.key)
         point = await self._p.geocoder.geocode(address)
-        choice = await self._p.locator.locate(address)
-        if point is not None and point.county_fips:
-            choice = decided_by_geocoder(choice, point.county_fips)
+        choice, county = await self._county_of(address, point)
         if not address.street_read:
             choice = with_note(choice, STREET_NOT_READ)
-        county = await self._p.perils.for_county(choice.county_fips) if choice.county_fips else None
         tract_geoid = point.tract_geoid if point else None
         if building is not None and building.lat is not None and building.lng is not None:
             point = GeoPoint(building.lat, building.lng, "building")
@@ -144,6 +141,20 @@ class LookupService:
             occupants=tuple(occupants),
             provenance=self._provenance(county, building, await self._p.catalogue.versions()),
         )
+
+    async def _county_of(self, address: ParsedAddress, point: GeoPoint | None) -> tuple[CountyChoice, CountyPerils | None]:
+        choice = await self._p.locator.locate(address)
+        if point is not None and point.county_fips:
+            choice = decided_by_geocoder(choice, point.county_fips)
+        county = await self._p.perils.for_county(choice.county_fips) if choice.county_fips else None
+        return choice, county
+
+    async def locate(self, address: ParsedAddress) -> Location:
+        """Where an address lies (county, confidence, point) without its occupants or scores, so
+        finding it calls no places provider (the public API's address search)."""
+        point = await self._p.geocoder.geocode(address)
+        choice, county = await self._county_of(address, point)
+        return await self._location(choice, county, point, point.tract_geoid if point else None)
 
     async def _location(
         self, choice: CountyChoice, county: CountyPerils | None, point: GeoPoint | None, tract_geoid: str | None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.lookup_result import LookupResult
+from domain.lookup_result import Location, LookupResult
 from domain.perils import HAZARDS, PerilScores
 
 
@@ -19,8 +19,8 @@ def ratings_record(result: LookupResult) -> dict[str, str | None]:
     return {**{h.code: scores.ratings.get(h.code) for h in HAZARDS}, "Total": scores.total_rating}
 
 
-def location_record(result: LookupResult) -> dict[str, Any]:
-    location, point = result.location, result.location.point
+def location_record(location: Location) -> dict[str, Any]:
+    point = location.point
     return {
         "method": location.method,
         "county_fips": location.county_fips,

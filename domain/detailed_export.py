@@ -132,7 +132,7 @@ def answer_record(result: LookupResult) -> dict[str, Any]:
         address=address_text(result),
         perils=perils_record(result),
         ratings=ratings_record(result),
-        location=location_record(result),
+        location=location_record(result.location),
         receipt=receipt_record(result),
     )
     return neutralised(record)

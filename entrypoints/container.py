@@ -18,6 +18,11 @@ from adapters.identity.pending_state import SignedPendingSignIn
 from adapters.mail.outbox import OutboxMailer
 from adapters.mail.smtp import SmtpConfig, SmtpMailer
 from adapters.security.access_tokens import JwtAccessTokens
+from adapters.security.api_tokens import JwtApiTokens
+from adapters.db.api_repositories import SqlApiAnswerStore, SqlApiKeyStore, SqlDailyUsageLedger, SqlPlanStore
+from application.api_keys import ApiKeyService
+from application.api_plans import ApiPlans
+from application.public_api import PublicApi
 from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from adapters.security.passwords import Argon2PasswordHasher
@@ -267,6 +272,33 @@ class Container(containers.DeclarativeContainer):
         quota=search_quota,
         clock=clock,
         settings=system_settings,
+    )
+
+    # --- public API (/api/v1): keys, short-lived bearer tokens, plans and daily limits ------
+    api_keys = providers.Singleton(
+        ApiKeyService,
+        store=providers.Singleton(SqlApiKeyStore, sessions=session_factory, writer=writer),
+        tokens=providers.Singleton(
+            JwtApiTokens,
+            secret=settings.provided.secret_key,
+            lifetime_seconds=providers.Callable(lambda s: s.access_token_minutes * 60, settings),
+        ),
+        clock=clock,
+    )
+    api_plans = providers.Singleton(
+        ApiPlans,
+        plans=providers.Singleton(SqlPlanStore, sessions=session_factory, writer=writer),
+        usage=providers.Singleton(SqlDailyUsageLedger, sessions=session_factory, writer=writer),
+        roles=user_roles,
+        clock=clock,
+    )
+
+    public_api = providers.Singleton(
+        PublicApi,
+        lookup=lookup,
+        plans=api_plans,
+        answers=providers.Singleton(SqlApiAnswerStore, sessions=session_factory, writer=writer),
+        clock=clock,
     )
 
     # --- batch ---------------------------------------------------------------------

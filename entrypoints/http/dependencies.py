@@ -17,6 +17,10 @@ from application.accounts import AccountService
 from application.admin import AdminService
 from application.batch import BatchService
 from application.contact import ContactService
+from application.api_keys import NO_CREDENTIALS, ApiKeyService
+from application.api_plans import ApiPlans
+from application.public_api import PublicApi
+from application.ports.public_api import ApiCaller
 from application.errors import Forbidden, NotAuthenticated
 from application.external_sign_in import ExternalSignIn
 from application.lookup import LookupService
@@ -81,6 +85,18 @@ async def provide_admin_claims(request: Request) -> AccessClaims:
     return claims
 
 
+async def provide_api_caller(request: Request) -> ApiCaller:
+    """The public API's caller: an `X-API-Key`, or a bearer token of POST /api/v1/auth/token."""
+    keys = container_of(request).api_keys()
+    key = request.headers.get("x-api-key", "").strip()
+    if key:
+        return await keys.by_key(key)
+    token = bearer_token(request)
+    if token is not None:
+        return await keys.by_token(token)
+    raise NotAuthenticated(NO_CREDENTIALS, code="missing_credentials")
+
+
 DEPENDENCIES = {
     "claims": Provide(provide_claims, sync_to_thread=False),
     "admin": Provide(provide_admin_claims),
@@ -98,6 +114,10 @@ DEPENDENCIES = {
     "settings": _from_container(lambda c: c.settings()),
     "mailer": _from_container(lambda c: c.mailer()),
     "database": _from_container(lambda c: c.engine()),
+    "api_caller": Provide(provide_api_caller),
+    "public_api": _from_container(lambda c: c.public_api()),
+    "api_keys": _from_container(lambda c: c.api_keys()),
+    "api_plans": _from_container(lambda c: c.api_plans()),
 }
 
 
@@ -119,3 +139,7 @@ AppClock = NamedDependency[SkipValidation[Clock]]
 AppSettings = NamedDependency[Settings]
 AppMailer = NamedDependency[SkipValidation[Mailer]]
 Database = NamedDependency[AsyncEngine]
+ApiClient = NamedDependency[ApiCaller]
+PublicApiService = NamedDependency[PublicApi]
+ApiKeys = NamedDependency[ApiKeyService]
+ApiPlansService = NamedDependency[ApiPlans]

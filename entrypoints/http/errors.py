@@ -77,6 +77,9 @@ def application_error(request: Request, exc: ApplicationError) -> Response:
     response = error_response(request, status, exc.message, exc.code, exc.details)
     if isinstance(exc, TooManyRequests) and exc.retry_after:
         response.headers["Retry-After"] = str(math.ceil(exc.retry_after))
+    if exc.code == "daily_limit_reached" and exc.details:  # the public API's plan: where the caller stands
+        for name in ("limit", "remaining", "reset"):
+            response.headers[f"X-RateLimit-{name.title()}"] = str(exc.details[name])
     return response
 
 

@@ -7,12 +7,17 @@ from http import HTTPStatus
 from typing import Any, Literal
 
 import msgspec
+from litestar.datastructures import ResponseHeader
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.openapi.spec import Components, SecurityRequirement, SecurityScheme
 
 BEARER_SCHEME = "BearerToken"
 BEARER: list[SecurityRequirement] = [{BEARER_SCHEME: []}]
+# The public API (/api/v1): an API key, or a bearer token bought with one (never a web session's).
+API_KEY_SCHEME = "ApiKey"
+API_TOKEN_SCHEME = "ApiBearerToken"
+API_CREDENTIALS: list[SecurityRequirement] = [{API_KEY_SCHEME: []}, {API_TOKEN_SCHEME: []}]
 
 
 class ErrorBody(msgspec.Struct, omit_defaults=True):
@@ -33,7 +38,8 @@ WHY: dict[int, str] = {
     409: "Conflicts with what exists already.",
     413: "The request body is larger than this route accepts.",
     415: "The body is not JSON: send `Content-Type: application/json` (entrypoints/http/cross_site.py).",
-    429: "Too many requests or the monthly search limit is reached; `error` says when to try again.",
+    429: "Too many requests, or the monthly search limit or the public API's daily limit is reached; `error` says "
+    "when to try again (Retry-After, in seconds).",
     503: "A data provider or the database did not answer; trying again later may work.",
 }
 
@@ -69,7 +75,22 @@ def openapi_config(render_plugins: list[OpenAPIRenderPlugin]) -> OpenAPIConfig:
         version="1.0.0",
         path="/schema",
         render_plugins=render_plugins,
-        components=Components(security_schemes={BEARER_SCHEME: bearer}),
+        components=Components(
+            security_schemes={
+                BEARER_SCHEME: bearer,
+                API_KEY_SCHEME: SecurityScheme(
+                    type="apiKey",
+                    name="X-API-Key",
+                    security_scheme_in="header",
+                    description="An API key made on /settings (ps_live_...), for the public API under /api/v1.",
+                ),
+                API_TOKEN_SCHEME: SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="The access_token of POST /api/v1/auth/token (15 minutes), for /api/v1 only.",
+                ),
+            }
+        ),
     )
 
 
@@ -82,3 +103,21 @@ def signed_in(*statuses: int | tuple[int, ...]) -> dict[str, Any]:
 def admin_only(*statuses: int | tuple[int, ...]) -> dict[str, Any]:
     """The same for administrators' routes: 401 for anonymous callers, 403 for everyone else."""
     return {"security": BEARER, "responses": error_responses(ADMIN, *statuses)}
+
+
+def public_api(*statuses: int | tuple[int, ...]) -> dict[str, Any]:
+    """Decorator keywords of a public API route: an API key or an API token, 401 and 403 (a scope
+    the credential lacks) besides the route's own statuses, and the X-RateLimit-* headers."""
+    headers = [
+        ResponseHeader(name=name, description=text, documentation_only=True)
+        for name, text in (
+            ("X-RateLimit-Limit", "Requests a day the caller's plan allows."),
+            ("X-RateLimit-Remaining", "Requests left today (UTC)."),
+            ("X-RateLimit-Reset", "When the count starts again: the next UTC midnight, in seconds since the epoch."),
+        )
+    ]
+    return {
+        "security": API_CREDENTIALS,
+        "responses": error_responses(ADMIN, *statuses),
+        "response_headers": headers,
+    }

@@ -152,7 +152,7 @@ def result_body(result: LookupResult | dict) -> SearchResultBody | None:
         vacancies=None,
         rental_rate=None,
         receipt=msgspec.convert(receipt_record(result), ReceiptBody),
-        location=msgspec.convert(location_record(result), LocationBody),
+        location=msgspec.convert(location_record(result.location), LocationBody),
     )
 
 
@@ -173,3 +173,10 @@ def batch_row_body(result: LookupResult) -> BatchRowBody:
         Total_Score=scores.total if scores else None,
         Top3_Scores_Combined=scores.top3_combined() if scores else "",
     )
+
+
+def spec_json(result: LookupResult | dict) -> dict[str, Any]:
+    """The answer as the plain JSON the web reads (a stored old answer is that already)."""
+    if isinstance(result, dict):
+        return result
+    return msgspec.to_builtins(result_body(result))

@@ -93,6 +93,8 @@ async def test_system_statistics_count_users_searches_and_near_limit_users(clien
         "month_searches": 10,
         "day_searches": 10,
         "near_limit_users": 1,
+        "api_requests_today": 0,
+        "api_callers_today": 0,
     }
 
 

@@ -12,6 +12,7 @@ from entrypoints.container import Container
 from tests.conftest import sign_up_admin, sign_up_and_log_in
 
 PUBLIC, USER, ADMIN = "public", "user", "admin"
+API_KEY = "api key"  # the public API: an API key or its bearer token, never a web session
 
 ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/health"): PUBLIC,
@@ -55,6 +56,17 @@ ACCESS: dict[tuple[str, str], str] = {
     ("POST", "/api/search"): USER,
     ("POST", "/api/match-yelp"): USER,
     ("POST", "/api/export"): USER,
+    ("GET", "/api/api-keys"): USER,
+    ("POST", "/api/api-keys"): USER,
+    ("DELETE", "/api/api-keys/{key_id}"): USER,
+    ("POST", "/api/admin/update-user-plan"): ADMIN,
+    # The public API: the API key in the body is the credential.
+    ("POST", "/api/v1/auth/token"): PUBLIC,
+    ("GET", "/api/v1/auth/verify"): API_KEY,
+    ("GET", "/api/v1/risk-assessment"): API_KEY,
+    ("GET", "/api/v1/search/address"): API_KEY,
+    ("GET", "/api/v1/data/risk/{address_id}"): API_KEY,
+    ("GET", "/api/v1/data/history/{address_id}"): API_KEY,
     ("GET", "/api/admin/list-users"): ADMIN,
     ("GET", "/api/admin/user-info/{uid}"): ADMIN,
     ("POST", "/api/admin/update-user-role"): ADMIN,
@@ -100,6 +112,9 @@ async def test_route_permissions(client: AsyncClient, container: Container, meth
         assert anonymous not in (401, 403)
         return
     assert anonymous == 401
+    if access == API_KEY:
+        assert as_user == as_admin == 401
+        return
     assert as_admin not in (401, 403)
     if access == ADMIN:
         assert as_user == 403

@@ -1,6 +1,6 @@
 """Every HTTP route of the app; a feature adds its module's ROUTES here."""
 
-from entrypoints.http.routes import admin, auth, batch, contact, health, mfa, oidc, photos, searches
+from entrypoints.http.routes import admin, api_keys, auth, batch, contact, health, mfa, oidc, photos, searches, v1
 
 ROUTE_HANDLERS = [
     *health.ROUTES,
@@ -12,4 +12,6 @@ ROUTE_HANDLERS = [
     *contact.ROUTES,
     *batch.ROUTES,
     *admin.ROUTES,
+    *api_keys.ROUTES,
+    *v1.ROUTES,
 ]

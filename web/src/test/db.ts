@@ -14,6 +14,19 @@ export interface TestDb {
   mfa: Map<string, { enabled: boolean; recoveryCodes: string[] }>;
   /** The admin setting 'Require two-factor sign-in for all administrators'. */
   requireAdminMfa: boolean;
+  /** API keys per e-mail (the whole key is only in the create answer), and each user's public API plan and use today. */
+  apiKeys: Map<string, ApiKeyRecord[]>;
+  apiPlans: Map<string, { plan: 'standard' | 'premium' | 'enterprise'; daily_limit: number }>;
+  apiUsedToday: Map<string, number>;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: ('read' | 'batch')[];
+  created_at: string;
+  last_used_at: string | null;
 }
 
 export const ANN: User = {
@@ -60,6 +73,9 @@ function fresh(): TestDb {
     tokenCounter: 0,
     mfa: new Map(),
     requireAdminMfa: false,
+    apiKeys: new Map(),
+    apiPlans: new Map(),
+    apiUsedToday: new Map(),
   };
 }
 

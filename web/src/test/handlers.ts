@@ -135,8 +135,68 @@ const mfaHandlers = [
   ),
 ];
 
+/** The whole key the fake server hands out at creation; the list shows only its prefix. */
+export const NEW_API_KEY = 'ps_live_AbCdEfGhIjKlMnOpQrStUvWxYz012345';
+const API_RESETS_AT = '2026-11-24T00:00:00Z';
+
+function apiUsage(email: string) {
+  const plan = db.apiPlans.get(email) ?? { plan: 'standard' as const, daily_limit: 100 };
+  const used = db.apiUsedToday.get(email) ?? 0;
+  return {
+    plan: plan.plan,
+    limit: plan.daily_limit,
+    used,
+    remaining: Math.max(plan.daily_limit - used, 0),
+    resets_at: API_RESETS_AT,
+  };
+}
+
+/** API keys on /settings. */
+const apiKeyHandlers = [
+  http.get(
+    '/api/api-keys',
+    counted('/api/api-keys', ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      return HttpResponse.json({ status: 'success', keys: db.apiKeys.get(user.email) ?? [], usage: apiUsage(user.email) });
+    }),
+  ),
+  http.post(
+    '/api/api-keys',
+    counted('/api/api-keys:create', async ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      const body = (await request.json()) as { name: string; scopes: ('read' | 'batch')[] };
+      if (!body.name.trim()) return err(400, 'Give the key a name of 1 to 100 characters.');
+      const keys = db.apiKeys.get(user.email) ?? [];
+      const record = {
+        id: `key-${keys.length + 1}`,
+        name: body.name,
+        prefix: NEW_API_KEY.slice(0, 12),
+        scopes: [...body.scopes].sort(),
+        created_at: '2026-11-23T10:00:00Z',
+        last_used_at: null,
+      };
+      db.apiKeys.set(user.email, [record, ...keys]);
+      return HttpResponse.json({ status: 'success', key: NEW_API_KEY, api_key: record }, { status: 201 });
+    }),
+  ),
+  http.delete(
+    '/api/api-keys/:id',
+    counted('/api/api-keys:revoke', ({ request, params }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      const keys = db.apiKeys.get(user.email) ?? [];
+      if (!keys.some((key) => key.id === params.id)) return err(404, 'No API key with this id belongs to you.');
+      db.apiKeys.set(user.email, keys.filter((key) => key.id !== params.id));
+      return HttpResponse.json({ status: 'success' });
+    }),
+  ),
+];
+
 export const handlers = [
   ...mfaHandlers,
+  ...apiKeyHandlers,
   http.post(
     '/api/auth/login',
     counted('/api/auth/login', async ({ request }) => {

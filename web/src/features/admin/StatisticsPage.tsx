@@ -81,6 +81,15 @@ export default function StatisticsPage() {
               <p className="stat-value">{stats.day_searches}</p>
               <p className="muted">{view.todayShareOfMonth}% of this month</p>
             </article>
+            {stats.api_requests_today !== undefined && (
+              <article className="card stat-card" aria-label="Public API Today">
+                <h2 className="stat-title">Public API Today</h2>
+                <p className="stat-value">{stats.api_requests_today}</p>
+                <p className="muted">
+                  requests by {stats.api_callers_today ?? 0} {stats.api_callers_today === 1 ? 'user' : 'users'} (UTC day)
+                </p>
+              </article>
+            )}
           </div>
           <section className="card" aria-labelledby="details-title">
             <h2 id="details-title" className="card-title">Detailed statistics</h2>

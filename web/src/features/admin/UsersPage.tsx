@@ -6,6 +6,7 @@ import { PageSpinner, Spinner } from '../../components/Spinner';
 import { useFlash } from '../../components/useFlash';
 import { usePageTitle } from '../../components/usePageTitle';
 import { useAdminUserInfoQuery, useListUsersQuery, useUpdateUserRoleMutation, type AdminUser, type Role } from './adminApi';
+import { ApiPlanForm } from './ApiPlanForm';
 import { useLeaveOnRefusal } from './useAdminGate';
 import './admin.css';
 
@@ -185,6 +186,7 @@ function UserDetails({ uid }: { uid: string }) {
         <div><dt>Total searches</dt><dd>{stats.total_searches}</dd></div>
         <div><dt>Last search</dt><dd>{formatDay(stats.last_search_date)}</dd></div>
       </dl>
+      <ApiPlanForm key={uid} uid={uid} current={user.api_plan} />
     </section>
   );
 }

@@ -6,7 +6,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { ADMIN } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
-import type { AdminUser } from './adminApi';
+import type { AdminUser, ApiPlan } from './adminApi';
+import { parseDailyLimit, PLAN_UPDATED } from './ApiPlanForm';
 import { parseLimit } from './SystemSettingsPage';
 import { average, percent, statisticsView } from './statistics';
 
@@ -18,13 +19,23 @@ const USERS: AdminUser[] = [
 
 function adminServer(users = USERS) {
   const state = users.map((user) => ({ ...user }));
+  const plans = new Map<string, ApiPlan>();
   server.use(
+    http.post('/api/admin/update-user-plan', async ({ request }) => {
+      const body = (await request.json()) as { uid: string; plan: ApiPlan['plan']; daily_limit?: number };
+      if (body.plan === 'enterprise' && body.daily_limit === 7) {
+        return HttpResponse.json({ status: 'error', error: 'Refused by the server.' }, { status: 400 });
+      }
+      const api_plan = { plan: body.plan, daily_limit: body.daily_limit ?? (body.plan === 'premium' ? 1000 : 100) };
+      plans.set(body.uid, api_plan);
+      return HttpResponse.json({ status: 'success', uid: body.uid, api_plan });
+    }),
     http.get('/api/admin/list-users', () => HttpResponse.json({ status: 'success', users: state })),
     http.get('/api/admin/user-info/:uid', ({ params }) => {
       const user = state.find((u) => u.uid === params.uid)!;
       return HttpResponse.json({
         status: 'success',
-        user: { ...user, search_stats: { current_month_searches: 3, search_limit: user.role === 'admin' ? null : 10, remaining_searches: 7, total_searches: 12, last_search_date: null } },
+        user: { ...user, api_plan: plans.get(user.uid) ?? { plan: 'standard', daily_limit: 100 }, search_stats: { current_month_searches: 3, search_limit: user.role === 'admin' ? null : 10, remaining_searches: 7, total_searches: 12, last_search_date: null } },
       });
     }),
     http.post('/api/admin/update-user-role', async ({ request }) => {
@@ -118,6 +129,38 @@ describe('/admin/users', () => {
     }
   });
 
+  it('shows the API plan and sets Premium or an Enterprise number of requests a day', async () => {
+    adminServer();
+    const { user } = renderApp({ route: '/admin/users', preloadedState: signedInState(ADMIN) });
+    await user.click(await screen.findByRole('row', { name: /zoe@example.com/ }));
+    const form = await screen.findByRole('form', { name: 'API plan' });
+    expect(form).toHaveTextContent('API plan: Standard, 100 requests a day');
+
+    await user.selectOptions(within(form).getByLabelText('Plan'), 'premium');
+    await user.click(within(form).getByRole('button', { name: 'Save plan' }));
+    expect(await within(form).findByText(PLAN_UPDATED)).toBeInTheDocument();
+    await waitFor(() => expect(form).toHaveTextContent('API plan: Premium, 1,000 requests a day'));
+
+    await user.selectOptions(within(form).getByLabelText('Plan'), 'enterprise');
+    const limit = within(form).getByLabelText('Requests a day');
+    await user.type(limit, '0');
+    await user.click(within(form).getByRole('button', { name: 'Save plan' }));
+    expect(await within(form).findByText(/Enter a whole number of requests a day from 1 to 10,000,000/)).toBeInTheDocument();
+    await user.clear(limit);
+    await user.type(limit, '7');
+    await user.click(within(form).getByRole('button', { name: 'Save plan' }));
+    expect(await within(form).findByText('Refused by the server.')).toBeInTheDocument();
+    await user.clear(limit);
+    await user.type(limit, '25000');
+    await user.click(within(form).getByRole('button', { name: 'Save plan' }));
+    await waitFor(() => expect(form).toHaveTextContent('API plan: Enterprise, 25,000 requests a day'));
+  });
+
+  it('accepts 1 to 10,000,000 requests a day, whole numbers only', () => {
+    expect(parseDailyLimit(' 250 ')).toBe(250);
+    for (const bad of ['0', '10000001', '2.5', '', 'many']) expect(typeof parseDailyLimit(bad)).toBe('string');
+  });
+
   it("goes to '/' when the server refuses the list (SPEC §6)", async () => {
     server.use(http.get('/api/admin/list-users', () => HttpResponse.json({ status: 'error', error: 'Administrator rights are required' }, { status: 403 })));
     renderApp({ route: '/admin/users', preloadedState: signedInState(ADMIN) });
@@ -130,13 +173,16 @@ describe('/admin/statistics and /admin/settings', () => {
     let calls = 0;
     server.use(http.get('/api/admin/search-stats', () => {
       calls += 1;
-      return HttpResponse.json({ status: 'success', stats: { total_users: 4, admin_users: 1, regular_users: 3, total_searches: 40, month_searches: 15, day_searches: 3, near_limit_users: calls } });
+      return HttpResponse.json({ status: 'success', stats: { total_users: 4, admin_users: 1, regular_users: 3, total_searches: 40, month_searches: 15, day_searches: 3, near_limit_users: calls, api_requests_today: 250, api_callers_today: 2 } });
     }));
     const { user } = renderApp({ route: '/admin/statistics', preloadedState: signedInState(ADMIN) });
     expect(await screen.findByText('1 user is near their monthly search limit.')).toBeInTheDocument();
     expect(within(screen.getByRole('article', { name: 'Total Users' })).getByText('1 (25%)')).toBeInTheDocument();
     expect(screen.getByText('38% of all searches')).toBeInTheDocument();
     expect(screen.getByText('20% of this month')).toBeInTheDocument();
+    const api = screen.getByRole('article', { name: 'Public API Today' });
+    expect(api).toHaveTextContent('250');
+    expect(api).toHaveTextContent('requests by 2 users (UTC day)');
     await user.click(screen.getByRole('button', { name: 'Refresh Data' }));
     expect(await screen.findByText('2 users are near their monthly search limit.')).toBeInTheDocument();
   });

@@ -19,6 +19,14 @@ export interface UserSearchStats {
   last_search_date: string | null;
 }
 
+export type ApiPlanName = 'standard' | 'premium' | 'enterprise';
+
+/** The user's public API plan and its daily request limit (Enterprise: a number set per user). */
+export interface ApiPlan {
+  plan: ApiPlanName;
+  daily_limit: number;
+}
+
 export interface SystemStats {
   total_users: number;
   admin_users: number;
@@ -27,6 +35,9 @@ export interface SystemStats {
   month_searches: number;
   day_searches: number;
   near_limit_users: number;
+  /** Public API requests charged today (UTC) across every user, and how many users made them. */
+  api_requests_today?: number;
+  api_callers_today?: number;
 }
 
 export interface SystemSettings {
@@ -45,13 +56,23 @@ export const adminApi = api.enhanceEndpoints({ addTagTypes: ['AdminUsers', 'Admi
       query: () => '/api/admin/list-users',
       providesTags: ['AdminUsers'],
     }),
-    adminUserInfo: build.query<{ status: string; user: AdminUser & { search_stats: UserSearchStats } }, string>({
+    adminUserInfo: build.query<
+      { status: string; user: AdminUser & { search_stats: UserSearchStats; api_plan: ApiPlan } },
+      string
+    >({
       query: (uid) => `/api/admin/user-info/${encodeURIComponent(uid)}`,
       providesTags: ['AdminUsers'],
     }),
     updateUserRole: build.mutation<{ status: string; user: AdminUser }, { uid: string; role: Role }>({
       query: (body) => ({ url: '/api/admin/update-user-role', method: 'POST', body }),
       invalidatesTags: ['AdminUsers', 'AdminStats'],
+    }),
+    updateUserPlan: build.mutation<
+      { status: string; uid: string; api_plan: ApiPlan },
+      { uid: string; plan: ApiPlanName; daily_limit?: number }
+    >({
+      query: (body) => ({ url: '/api/admin/update-user-plan', method: 'POST', body }),
+      invalidatesTags: ['AdminUsers'],
     }),
     systemStats: build.query<{ status: string; stats: SystemStats }, void>({
       query: () => '/api/admin/search-stats',
@@ -72,6 +93,7 @@ export const {
   useListUsersQuery,
   useAdminUserInfoQuery,
   useUpdateUserRoleMutation,
+  useUpdateUserPlanMutation,
   useSystemStatsQuery,
   useSystemSettingsQuery,
   useSaveSystemSettingsMutation,

@@ -1,11 +1,9 @@
 import { usePageTitle } from '../../components/usePageTitle';
+import { ApiKeysSection } from './ApiKeysSection';
 import { ChangePasswordForm } from './ChangePasswordForm';
 import { TwoFactorSection } from './TwoFactorSection';
 
-export const API_KEYS_TEXT =
-  'API keys arrive with the public API. When it is available you will create, name and revoke your keys here.';
-
-/** /settings: change password, two-factor sign-in and (soon) API keys for the public API. */
+/** /settings: change password, two-factor sign-in and the public API's keys. */
 export default function SettingsPage() {
   usePageTitle('Settings');
   return (
@@ -16,12 +14,7 @@ export default function SettingsPage() {
       </header>
       <ChangePasswordForm />
       <TwoFactorSection />
-      <section className="card" aria-labelledby="api-keys-title">
-        <h2 id="api-keys-title" className="card-title">
-          API keys
-        </h2>
-        <p>{API_KEYS_TEXT}</p>
-      </section>
+      <ApiKeysSection />
     </div>
   );
 }

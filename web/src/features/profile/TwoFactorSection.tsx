@@ -4,6 +4,7 @@ import { Banner } from '../../components/Banner';
 import { PasswordField } from '../../components/PasswordField';
 import { Spinner } from '../../components/Spinner';
 import { TextField } from '../../components/TextField';
+import { useCopyText } from '../../lib/useCopyText';
 import {
   useConfirmMfaEnrolmentMutation,
   useDisableMfaMutation,
@@ -208,17 +209,11 @@ function EnrolmentSteps({
 }
 
 function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
-  const [copied, setCopied] = useState<string | null>(null);
+  const [copied, copy] = useCopyText(
+    'Recovery codes copied.',
+    'Copying is blocked in this browser: download the codes or write them down.',
+  );
   const text = recoveryCodesText(codes);
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied('Recovery codes copied.');
-    } catch {
-      setCopied('Copying is blocked in this browser: download the codes or write them down.');
-    }
-  }
 
   return (
     <div className="mfa-recovery">
@@ -236,7 +231,7 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
       </ul>
       {copied && <p role="status" className="muted small">{copied}</p>}
       <div className="button-row">
-        <button type="button" className="btn btn-outline" onClick={() => void copy()}>
+        <button type="button" className="btn btn-outline" onClick={() => void copy(text)}>
           Copy codes
         </button>
         <button type="button" className="btn btn-outline" onClick={() => saveTextFile(RECOVERY_CODES_FILE, text)}>

@@ -120,7 +120,7 @@ describe('Settings', () => {
     expect(screen.getByRole('heading', { name: 'Change password' })).toBeInTheDocument();
     expect(screen.getByLabelText('Current password')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'API keys' })).toBeInTheDocument();
-    expect(screen.getByText(/API keys arrive with the public API/)).toBeInTheDocument();
+    expect(screen.getByText(/X-API-Key header/)).toBeInTheDocument();
   });
 });
 

@@ -1,5 +1,6 @@
 import { DocsFrame } from './DocsFrame';
 import { API_GROUPS, ERRORS } from './apiReference';
+import { PublicApiGuide } from './PublicApiGuide';
 
 /** /docs/api (overview) and /docs/api-documentation (reference): the real API, from one list. */
 export default function ApiDocsPage({ mode }: { mode: 'overview' | 'reference' }) {
@@ -18,6 +19,7 @@ export default function ApiDocsPage({ mode }: { mode: 'overview' | 'reference' }
           <li>The live OpenAPI document, with a console to try calls, is at <a href="/schema">/schema</a>.</li>
         </ul>
       </section>
+      <PublicApiGuide />
       {API_GROUPS.map((group) => (
         <section key={group.title} className="card" aria-label={group.title}>
           <h2 className="card-title">{group.title}</h2>

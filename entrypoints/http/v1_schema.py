@@ -1,0 +1,215 @@
+"""The public API's answers (/api/v1) as msgspec Structs, so /schema documents them, and the
+presenter that makes them from the lookup's answer. Unknown is null, never 0."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+import msgspec
+
+from domain.answer_record import location_record
+from domain.lookup_result import Location as LookupLocation
+from domain.lookup_result import LookupResult
+from entrypoints.http.presenters import spec_json
+
+from application.api_plans import DailyStanding
+from domain.occupancy import UNKNOWN
+from domain.perils import HAZARDS, PerilScores
+
+
+class TopRisk(msgspec.Struct):
+    type: str  # the hazard's code, e.g. HRCN
+    name: str  # e.g. Hurricane
+    score: float  # 0 to 100
+
+
+class CountyCandidate(msgspec.Struct):
+    county_fips: str
+    county_name: str | None
+    state: str | None
+    share: float
+    Total_Score: float | None
+    risk_rating: str | None
+
+
+class Location(msgspec.Struct):
+    """How the county was chosen and how sure it is, with the other candidates."""
+
+    method: str | None
+    county_fips: str | None
+    county_name: str | None
+    state: str | None
+    confidence: float | None  # 0 to 1
+    low_confidence: bool | None
+    alternatives: list[CountyCandidate]
+    notes: list[str]
+    source: str | None
+    tract_geoid: str | None
+    lat: float | None
+    lng: float | None
+    geocode_match: str | None
+
+
+class DatasetUsed(msgspec.Struct):
+    dataset: str
+    version: str | None
+    as_of: str | None
+
+
+class Provenance(msgspec.Struct):
+    nri_version: str | None
+    datasets: list[DatasetUsed]
+    scored_at: str | None
+
+
+class OccupantView(msgspec.Struct):
+    name: str | None
+    vicinity: str | None
+    types: list[str]
+    business_status: str | None
+    naics_code: str | None
+    naics_title: str | None
+    lat: float | None
+    lng: float | None
+
+
+class RiskAssessment(msgspec.Struct, omit_defaults=True):
+    status: Literal["success"]
+    address: str
+    total_score: float | None
+    risk_level: str | None  # the NRI rating of the total, e.g. "Relatively Moderate"
+    top_risks: list[TopRisk]
+    scores: dict[str, float | None]  # by hazard code: AVLN, CFLD, ... (18)
+    ratings: dict[str, str | None]  # by hazard code, and Total
+    location: Location
+    provenance: Provenance
+    occupants: list[OccupantView] | None = None  # with include_occupants=true only
+
+
+class Candidate(msgspec.Struct):
+    address_id: str  # names this address in GET /api/v1/data/risk/{address_id}
+    address: str
+    location: Location
+
+
+class AddressCandidates(msgspec.Struct):
+    status: Literal["success"]
+    candidates: list[Candidate]
+
+
+class PastAnswer(msgspec.Struct):
+    answered_at: datetime
+    answer: RiskAssessment
+
+
+class AnswerHistoryView(msgspec.Struct):
+    status: Literal["success"]
+    address_id: str
+    address: str
+    answers: list[PastAnswer]  # newest first, at most 100
+
+
+class TokenRequest(msgspec.Struct):
+    api_key: str
+    scope: str = ""  # "read", "batch" or "read batch"; empty: all of the key's scopes
+
+
+class TokenAnswer(msgspec.Struct):
+    access_token: str
+    token_type: Literal["bearer"]
+    expires_in: int  # seconds
+    scope: str
+
+
+class Grant(msgspec.Struct):
+    """What the credential grants, and where the caller stands today."""
+
+    status: Literal["success"]
+    valid: bool
+    user_id: str
+    key_id: str
+    scopes: list[str]
+    plan: str
+    daily_limit: int
+    used_today: int
+    remaining_today: int
+    resets_at: datetime
+
+
+def rate_limit_headers(standing: DailyStanding) -> dict[str, str]:
+    return {
+        "X-RateLimit-Limit": str(standing.limit),
+        "X-RateLimit-Remaining": str(standing.remaining),
+        "X-RateLimit-Reset": str(int(standing.resets_at.timestamp())),
+    }
+
+
+def _number(value: Any) -> float | None:  # noqa: ANN401
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def location_view(location: dict[str, Any] | LookupLocation) -> Location:
+    if isinstance(location, LookupLocation):
+        record = location_record(location)
+        location = {**record, "geocode_match": record["match_level"]}
+    return Location(
+        method=location.get("method"),
+        county_fips=location.get("county_fips"),
+        county_name=location.get("county_name"),
+        state=location.get("state"),
+        confidence=location.get("confidence"),
+        low_confidence=location.get("low_confidence"),
+        alternatives=[msgspec.convert(a, CountyCandidate) for a in location.get("alternatives") or []],
+        notes=list(location.get("notes") or []),
+        source=location.get("source"),
+        tract_geoid=location.get("tract_geoid"),
+        lat=location.get("lat"),
+        lng=location.get("lng"),
+        geocode_match=location.get("geocode_match"),
+    )
+
+
+def _known(text: Any) -> str | None:  # noqa: ANN401
+    """The lookup's "NA" and "N/A" placeholders are null here."""
+    return text if isinstance(text, str) and text not in (UNKNOWN, "N/A", "") else None
+
+
+def occupant_view(occupant: dict[str, Any]) -> OccupantView:
+    return OccupantView(
+        name=_known(occupant.get("name")),
+        vicinity=_known(occupant.get("vicinity")),
+        types=list(occupant.get("types") or []),
+        business_status=_known(occupant.get("business_status")),
+        naics_code=_known(occupant.get("naics_code")),
+        naics_title=_known(occupant.get("naics_title")),
+        lat=_number(occupant.get("lat")),
+        lng=_number(occupant.get("lng")),
+    )
+
+
+def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bool = False) -> RiskAssessment:
+    """The v1 answer, from the web's JSON of the answer (SPEC field names), so both read alike."""
+    answer = spec_json(answer)
+    perils = answer.get("perils") or {}
+    scores = {hazard.code: _number(perils.get(hazard.field_name)) for hazard in HAZARDS}
+    top = PerilScores(scores=scores).top3()
+    location = answer.get("location") or {}
+    receipt = answer.get("receipt") or {}
+    ratings = answer.get("ratings") or {}
+    return RiskAssessment(
+        status="success",
+        address=str(answer.get("query") or ""),
+        total_score=_number(answer.get("Total_Score")),
+        risk_level=ratings.get("Total"),
+        top_risks=[TopRisk(hazard.code, hazard.name, score) for hazard, score in top],
+        scores=scores,
+        ratings=ratings,
+        location=location_view({**location, **{name: receipt.get(name) for name in ("lat", "lng", "geocode_match")}}),
+        provenance=Provenance(
+            nri_version=receipt.get("nri_version"),
+            datasets=[msgspec.convert(d, DatasetUsed) for d in receipt.get("datasets") or []],
+            scored_at=receipt.get("scored_at"),
+        ),
+        occupants=[occupant_view(o) for o in answer.get("occupants") or []] if include_occupants else None,
+    )

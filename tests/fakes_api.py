@@ -1,0 +1,117 @@
+"""In-memory stores of the public API's keys, plans and daily counts, and a world that wires them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from adapters.security.api_tokens import JwtApiTokens
+from application.api_keys import ApiKeyService
+from application.api_plans import ApiPlans
+from application.ports.public_api import ApiKeyRecord, StoredAnswer
+from domain.accounts import Role
+from domain.api_access import DEFAULT_PLAN, UserPlan
+from tests.fakes import DictRoles, FakeClock
+
+SECRET = "test-secret-" + "s" * 32
+
+
+class InMemoryApiKeys:
+    def __init__(self) -> None:
+        self.rows: dict[str, ApiKeyRecord] = {}
+
+    async def add(self, record: ApiKeyRecord) -> None:
+        self.rows[record.id] = record
+
+    async def active_for(self, user_id: str) -> list[ApiKeyRecord]:
+        mine = [r for r in self.rows.values() if r.user_id == user_id and r.active]
+        return sorted(mine, key=lambda r: r.created_at, reverse=True)
+
+    async def by_hash(self, key_hash: str) -> ApiKeyRecord | None:
+        return next((r for r in self.rows.values() if r.key_hash == key_hash), None)
+
+    async def by_id(self, key_id: str) -> ApiKeyRecord | None:
+        return self.rows.get(key_id)
+
+    async def revoke(self, user_id: str, key_id: str, at: datetime) -> bool:
+        record = self.rows.get(key_id)
+        if record is None or record.user_id != user_id or not record.active:
+            return False
+        self.rows[key_id] = replace(record, revoked_at=at)
+        return True
+
+    async def mark_used(self, key_id: str, at: datetime) -> None:
+        self.rows[key_id] = replace(self.rows[key_id], last_used_at=at)
+
+
+class InMemoryPlans:
+    def __init__(self) -> None:
+        self.plans: dict[str, UserPlan] = {}
+
+    async def plan_of(self, user_id: str) -> UserPlan:
+        return self.plans.get(user_id, DEFAULT_PLAN)
+
+    async def set_plan(self, user_id: str, plan: UserPlan) -> None:
+        self.plans[user_id] = plan
+
+
+class InMemoryDailyUsage:
+    def __init__(self) -> None:
+        self.used_by_day: dict[tuple[str, str], int] = {}
+
+    async def charge(self, user_id: str, day: str, limit: int) -> int | None:
+        used = self.used_by_day.get((user_id, day), 0)
+        if used >= limit:
+            return None
+        self.used_by_day[(user_id, day)] = used + 1
+        return used + 1
+
+    async def release(self, user_id: str, day: str) -> None:
+        self.used_by_day[(user_id, day)] -= 1
+
+    async def used(self, user_id: str, day: str) -> int:
+        return self.used_by_day.get((user_id, day), 0)
+
+    async def totals(self, day: str) -> tuple[int, int]:
+        counts = [used for (_, d), used in self.used_by_day.items() if d == day and used > 0]
+        return sum(counts), len(counts)
+
+
+class InMemoryAnswers:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, StoredAnswer]] = []
+
+    async def add(self, user_id: str, address: str, answer: dict, at: datetime) -> None:
+        self.rows.append((user_id, address, StoredAnswer(at, answer)))
+
+    async def history(self, user_id: str, address: str, since: datetime, until: datetime, limit: int) -> list[StoredAnswer]:
+        mine = [a for u, line, a in self.rows if u == user_id and line == address and since <= a.answered_at < until]
+        return sorted(mine, key=lambda a: a.answered_at, reverse=True)[:limit]
+
+
+@dataclass
+class ApiWorld:
+    keys: ApiKeyService
+    plans: ApiPlans
+    store: InMemoryApiKeys
+    usage: InMemoryDailyUsage
+    clock: FakeClock
+    tokens: JwtApiTokens
+    users: dict[str, Role]
+
+
+def in_memory_api() -> ApiWorld:
+    clock = FakeClock()
+    store = InMemoryApiKeys()
+    usage = InMemoryDailyUsage()
+    users: dict[str, Role] = {}
+    tokens = JwtApiTokens(SECRET, lifetime_seconds=900, now=lambda: clock.now().timestamp())
+    return ApiWorld(
+        keys=ApiKeyService(store, tokens, clock),
+        plans=ApiPlans(InMemoryPlans(), usage, DictRoles(users), clock),
+        store=store,
+        usage=usage,
+        clock=clock,
+        tokens=tokens,
+        users=users,
+    )
