@@ -15,7 +15,8 @@ from application.ports.clock import Clock
 from application.ports.mail import OutgoingMail
 from application.ports.mfa import ChallengeSealer, MfaChallenge, MfaEnrolment, MfaStore, OneTimeCodes, QrCodes, SecretBox
 from application.ports.settings import SystemSettingsStore
-from application.ports.throttling import AttemptLimiter
+from application.ports.throttling import AttemptThrottle
+from application.throttles import MFA_CODES
 from domain.accounts import Role, User, normalize_email
 from domain.mfa import (
     ISSUER,
@@ -110,7 +111,7 @@ class MfaService:
         box: SecretBox,
         sealer: ChallengeSealer,
         hasher: PasswordHasher,
-        limiter: AttemptLimiter,
+        throttle: AttemptThrottle,
         clock: Clock,
         accounts: AccountService,
         gate: MfaGate,
@@ -122,7 +123,9 @@ class MfaService:
         self._box = box
         self._sealer = sealer
         self._hasher = hasher
-        self._limiter = limiter  # wrong codes: 5 per sign-in attempt and 5 per account in 15 minutes
+        # Codes tried: 5 per sign-in attempt and 5 per account in 15 minutes, counted before the
+        # code is checked and shared by every server process (application/throttles.py).
+        self._throttle = throttle
         self._clock = clock
         self._accounts = accounts
         self._gate = gate
@@ -155,7 +158,7 @@ class MfaService:
         codes, which are shown this once and kept only as hashes. The password is asked again, so a
         stolen session cannot tie the account to the thief's phone and lock its owner out."""
         user = await self._accounts.me(user_id)
-        self._refuse_when_throttled(_account_key(user_id))
+        await self._reserve_attempt(_account_key(user_id))
         enrolment = await self._store.enrolment(user_id)
         if enrolment is None:
             raise InvalidInput(NOT_STARTED)
@@ -164,13 +167,12 @@ class MfaService:
         await self._require_password(user, password)
         step = self._totp_step(enrolment, code)
         if step is None:
-            self._limiter.record_failure(_account_key(user_id))
             raise InvalidInput(WRONG_CODE)
         recovery_codes = new_recovery_codes()
         hashes = [await self._hasher.hash(clean_recovery_code(code) or "") for code in recovery_codes]
         if not await self._store.enable(user_id, step, hashes, self._clock.now()):
             raise Conflict(ALREADY_ON)
-        self._limiter.reset(_account_key(user_id))
+        await self._throttle.clear(_account_key(user_id))
         log.info("two-factor sign-in turned on", extra={"user_id": user_id})
         return recovery_codes
 
@@ -188,7 +190,7 @@ class MfaService:
         """Needs the password and a current code (or a recovery code): a stolen session alone
         cannot turn the second factor off. Accounts without a password confirm with the code."""
         user = await self._accounts.me(user_id)
-        self._refuse_when_throttled(_account_key(user_id))
+        await self._reserve_attempt(_account_key(user_id))
         enrolment = await self._store.enrolment(user_id)
         if enrolment is None or not enrolment.enabled:
             raise Conflict(NOT_ON)
@@ -196,9 +198,8 @@ class MfaService:
             raise Forbidden(REQUIRED_FOR_ADMINS)
         await self._require_password(user, password)
         if not await self._use_code(enrolment, code):
-            self._limiter.record_failure(_account_key(user_id))
             raise InvalidInput(WRONG_CODE)
-        self._limiter.reset(_account_key(user_id))
+        await self._throttle.clear(_account_key(user_id))
         await self._store.remove(user_id)
         log.info("two-factor sign-in turned off", extra={"user_id": user_id})
 
@@ -227,14 +228,12 @@ class MfaService:
             raise NotAuthenticated(SIGN_IN_EXPIRED)
         keys = (_account_key(challenge.user_id), f"mfa-challenge|{challenge.challenge_id}")
         for key in keys:
-            self._refuse_when_throttled(key)
+            await self._reserve_attempt(key)
         enrolment = await self._store.enrolment(challenge.user_id)
         expected = challenge_hash(challenge.challenge_id)
         if enrolment is None or not enrolment.enabled or enrolment.pending_challenge != expected:
             raise NotAuthenticated(SIGN_IN_EXPIRED)
         if not await self._use_code(enrolment, code):
-            for key in keys:
-                self._limiter.record_failure(key)
             log.warning(
                 "second sign-in step refused: wrong, used or stale code", extra={"user_id": challenge.user_id}
             )
@@ -243,7 +242,7 @@ class MfaService:
         if not await self._store.take_challenge(challenge.user_id, expected):
             raise NotAuthenticated(SIGN_IN_EXPIRED)
         for key in keys:
-            self._limiter.reset(key)
+            await self._throttle.clear(key)
         return await self._accounts.start_session_after_second_factor(challenge.user_id, challenge.persistent)
 
     # --- rules -------------------------------------------------------------------------
@@ -254,13 +253,13 @@ class MfaService:
     async def _require_password(self, user: User, password: str) -> None:
         """Accounts made by third-party sign-in have no password; the code alone confirms for them."""
         if user.password_hash is not None and not await self._hasher.verify(user.password_hash, password):
-            self._limiter.record_failure(_account_key(user.id))
             raise InvalidInput(WRONG_PASSWORD)
 
-    def _refuse_when_throttled(self, key: str) -> None:
-        if self._limiter.blocked(key):
+    async def _reserve_attempt(self, key: str) -> None:
+        wait = await self._throttle.attempt(key, MFA_CODES)
+        if wait:
             log.warning("two-factor code refused: too many wrong codes", extra={"throttle": key.split("|")[0]})
-            raise TooManyRequests(TOO_MANY_CODES)
+            raise TooManyRequests(TOO_MANY_CODES, retry_after=wait)
 
     def _totp_step(self, enrolment: MfaEnrolment, code: str) -> int | None:
         digits = clean_totp_code(code)

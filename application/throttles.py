@@ -41,3 +41,6 @@ def describe_wait(seconds: float) -> str:
         return f"{whole} second{'s' if whole != 1 else ''}"
     minutes = round(whole / 60)
     return f"{minutes} minutes"
+# One-time codes tried at the second sign-in step, on enrolment and on turning it off: a
+# 6-digit code has a million values, so five tries per 15 minutes leave a guesser nothing.
+MFA_CODES = ThrottleRule(free=5, window_seconds=15 * MINUTE, first_wait_seconds=15 * MINUTE, max_wait_seconds=15 * MINUTE)

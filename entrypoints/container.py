@@ -170,8 +170,8 @@ class Container(containers.DeclarativeContainer):
         box=providers.Singleton(AesGcmSecretBox, secret_key=settings.provided.secret_key),
         sealer=mfa_challenges,
         hasher=password_hasher,
-        # Wrong codes, 5 per sign-in attempt and per account in 15 minutes (ASVS 2.2.1).
-        limiter=providers.Singleton(SlidingWindowLimiter, max_failures=5, window_seconds=900),
+        # Codes tried, 5 per sign-in attempt and per account in 15 minutes (ASVS 2.2.1), shared.
+        throttle=attempt_throttle,
         clock=clock,
         accounts=accounts,
         gate=mfa_gate,

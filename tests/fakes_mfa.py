@@ -6,7 +6,6 @@ import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.mfa_challenge import SignedMfaChallenge
 from adapters.security.secret_box import AesGcmSecretBox
 from adapters.security.totp import PyotpCodes, SegnoQrCodes
@@ -126,7 +125,7 @@ def in_memory_mfa() -> MfaWorld:
         box=box,
         sealer=sealer,
         hasher=FakeHasher(),
-        limiter=SlidingWindowLimiter(max_failures=5, window_seconds=900, clock=clock.monotonic),
+        throttle=throttle,
         clock=clock,
         accounts=service,
         gate=gate,
