@@ -190,3 +190,15 @@ export async function overflow(page) {
     return { scrollWidth: document.documentElement.scrollWidth, culprits: [...past, ...spilling].slice(0, 6) };
   });
 }
+
+/** Types an address into the dashboard's lookup, searches, and waits for its banner; the answer's result. */
+export async function lookUp(page, address) {
+  await page.getByLabel('Property address').fill(address);
+  const answered = page.waitForResponse((response) => response.url().includes('/api/nearby-search'));
+  await page.getByRole('button', { name: 'Search Address' }).click();
+  const response = await answered;
+  if (response.status() !== 200) throw new Error(`${address}: ${response.status()} ${await response.text()}`);
+  const { result } = await response.json();
+  await page.getByRole('status').or(page.getByRole('alert')).first().waitFor();
+  return result;
+}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { a11yViolations, launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, launch, openPage, screenshot, signIn, signUp, uniqueEmail, lookUp } from './helpers.mjs';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
 const MIAMI = '100 Biscayne Blvd, Miami, FL 33130';
@@ -10,14 +10,6 @@ const MIAMI = '100 Biscayne Blvd, Miami, FL 33130';
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-async function lookUp(page, address) {
-  await page.getByLabel('Property address').fill(address);
-  const answered = page.waitForResponse((response) => response.url().includes('/api/nearby-search'));
-  await page.getByRole('button', { name: 'Search Address' }).click();
-  assert.equal((await answered).status(), 200);
-  await page.getByRole('status').or(page.getByRole('alert')).first().waitFor();
-}
 
 test('look up Seattle, read occupants and the chart, open the result, export, step through', async () => {
   const { page, errors, context } = await openPage(browser);

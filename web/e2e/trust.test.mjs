@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { a11yViolations, launch, openPage, overflow, screenshot, screenshotPath, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, launch, openPage, overflow, screenshot, screenshotPath, signIn, signUp, uniqueEmail, lookUp } from './helpers.mjs';
 
 const MISMATCH = '701 5th Ave, Seattle, WA 10001'; // a Seattle street with a New York ZIP code
 const SHARED_ZIP = '3620 Howell Ferry Rd, Duluth, GA 30097'; // a ZIP code spread over several counties
@@ -16,15 +16,6 @@ const DESKTOP = { width: 1280, height: 900 };
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-async function lookUp(page, address) {
-  await page.getByLabel('Property address').fill(address);
-  const answered = page.waitForResponse((response) => response.url().includes('/api/nearby-search'));
-  await page.getByRole('button', { name: 'Search Address' }).click();
-  const response = await answered;
-  assert.equal(response.status(), 200, `${address}: ${await response.text()}`);
-  return (await response.json()).result;
-}
 
 /** A screenshot at 1280 and at 390 px; at 390 px nothing may reach past the screen's edge. */
 async function bothWidths(page, name, sections = [], { chart = true } = {}) {

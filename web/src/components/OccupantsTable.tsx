@@ -1,5 +1,6 @@
 import type { Occupant } from '../api/types';
 import { CLOSED, isUnknown, operations } from '../lib/resultView';
+import { StatusBadge } from './StatusBadge';
 
 interface Props {
   occupants: Occupant[];
@@ -45,9 +46,7 @@ export function OccupantsTable({ occupants, caption, showStatus = false }: Props
               </td>
               {showStatus && (
                 <td className="occupant-status-col">
-                  <span className={`status-badge ${o.business_status === 'OPERATIONAL' ? 'status-ok' : 'status-other'}`}>
-                    {isUnknown(o.business_status) ? '—' : o.business_status}
-                  </span>
+                  <StatusBadge status={o.business_status} />
                 </td>
               )}
             </tr>

@@ -4,6 +4,7 @@ import { useListExportedFilesQuery } from '../../api/api';
 import { Banner } from '../../components/Banner';
 import { ExportDownloads, downloadErrorText } from '../../components/ExportDownloads';
 import { CLIENT_SUPPLIED_LABEL, CLIENT_SUPPLIED_NOTE, ClientSuppliedBadge } from '../../components/ClientSuppliedBadge';
+import { StatusBadge } from '../../components/StatusBadge';
 import { PageSpinner, Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
 import { useDownload } from '../../lib/download';
@@ -163,9 +164,7 @@ function GroupCard({ group, filename, index }: { group: AddressGroup; filename: 
                   <td>{display(row.types)}</td>
                   <td>{display(row.naics_code)}</td>
                   <td className="occupant-status-col">
-                    <span className={`status-badge ${row.business_status === 'OPERATIONAL' ? 'status-ok' : 'status-other'}`}>
-                      {display(row.business_status)}
-                    </span>
+                    <StatusBadge status={row.business_status} />
                   </td>
                 </tr>
               ))}

@@ -13,6 +13,7 @@ import {
   type MfaEnrolment,
 } from './mfaApi';
 import './twoFactor.css';
+import { saveBlob } from '../../lib/download';
 
 export const MFA_INTRO =
   'Sign in with your password and a 6-digit code from an authenticator app on your phone, so a stolen password alone cannot open your account.';
@@ -33,14 +34,7 @@ function isSixDigits(text: string): boolean {
 }
 
 function saveTextFile(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  saveBlob(new Blob([text], { type: 'text/plain;charset=utf-8' }), name);
 }
 
 function recoveryCodesText(codes: string[]): string {

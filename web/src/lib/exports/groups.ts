@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import type { Occupant } from '../../api/types';
-import { parseAddressText, type ResultNavState } from '../resultView';
+import { isUnknown, parseAddressText, type ResultNavState } from '../resultView';
 
 export type Cell = string | number | boolean | null;
 export type ExportRow = Record<string, Cell>;
@@ -81,8 +81,7 @@ function isEmptyOccupant(row: ExportRow): boolean {
 
 /** NA or N/A display as a dash (SPEC §2). */
 export function display(value: Cell | undefined): string {
-  if (value === null || value === undefined || value === '' || value === 'NA' || value === 'N/A') return '—';
-  return String(value);
+  return isUnknown(value) ? '—' : String(value);
 }
 
 /**
