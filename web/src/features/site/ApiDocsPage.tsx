@@ -41,7 +41,7 @@ export default function ApiDocsPage({ mode }: { mode: 'overview' | 'reference' }
         {API_GROUPS.map((group) => (
           <section key={group.title} className="docs-subsection" aria-label={group.title}>
             <h3>{group.title}</h3>
-            <div className="table-scroll">
+            <div className="table-scroll" tabIndex={0} role="region" aria-label={`${group.title}, scrollable`}>
               <table className="table">
                 <thead>
                   <tr>

@@ -25,23 +25,14 @@ function EndpointEntry({ endpoint }: { endpoint: PublicEndpoint }) {
       <p>{endpoint.summary}</p>
       <p className="muted small">Scope and cost: {endpoint.access}</p>
       {endpoint.parameters.length > 0 && (
-        <div className="table-scroll">
-          <table className="table">
-            <caption className="visually-hidden">Parameters of {name}</caption>
-            <thead>
-              <tr><th scope="col">Parameter</th><th scope="col">In</th><th scope="col">Meaning</th></tr>
-            </thead>
-            <tbody>
-              {endpoint.parameters.map((parameter) => (
-                <tr key={parameter.name}>
-                  <td className="endpoint">{parameter.name}</td>
-                  <td>{parameter.where}</td>
-                  <td>{parameter.meaning}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <dl className="docs-parameters" aria-label={`Parameters of ${name}`}>
+          {endpoint.parameters.map((parameter) => (
+            <div key={parameter.name}>
+              <dt><code>{parameter.name}</code> <span className="muted small">({parameter.where})</span></dt>
+              <dd>{parameter.meaning}</dd>
+            </div>
+          ))}
+        </dl>
       )}
       <CodeBlock caption={`Example answer (${endpoint.status})`} code={endpoint.example} />
     </article>
