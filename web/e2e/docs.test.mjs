@@ -66,6 +66,11 @@ test('the API keys section at 390 px with a key just created', async () => {
   await section.getByRole('row', { name: /Rating tool/ }).waitFor();
   await fitsTheWidth(page, PHONE.width);
   await section.screenshot({ path: screenshotPath('settings-api-keys-390') });
+  await screenshot(page, 'settings-390');
+  // Where the row's Revoke button lies (reported, not asserted: the table belongs to features/profile).
+  const revoke = section.getByRole('button', { name: /^Revoke / }).first();
+  const box = await revoke.boundingBox();
+  console.log(`settings at 390 px: the Revoke button spans x ${Math.round(box.x)} to ${Math.round(box.x + box.width)}`);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -39,7 +39,7 @@ export default function ApiDocsPage({ mode }: { mode: 'overview' | 'reference' }
           <li>Each lookup or batch counts one search against a monthly limit (10 for regular accounts unless an administrator changes it; none for administrators).</li>
         </ul>
         {API_GROUPS.map((group) => (
-          <section key={group.title} className="docs-subsection" aria-label={group.title}>
+          <section key={group.title} className="docs-subsection docs-web-calls" aria-label={group.title}>
             <h3>{group.title}</h3>
             <div className="table-scroll" tabIndex={0} role="region" aria-label={`${group.title}, scrollable`}>
               <table className="table">

@@ -35,7 +35,8 @@ describe.each([
 ])('%s', (route, title) => {
   it('has a table of contents whose links lead to the sections', async () => {
     renderApp({ route });
-    await screen.findByRole('heading', { level: 1, name: title });
+    // The first render loads the lazy page: give it longer than the default second on a busy machine.
+    await screen.findByRole('heading', { level: 1, name: title }, { timeout: 5000 });
     const contents = screen.getByRole('navigation', { name: 'Contents' });
     const links = within(contents).getAllByRole('link');
     expect(links.map((link) => link.textContent)).toEqual([

@@ -18,10 +18,31 @@ export interface PublicEndpoint {
   example: string;
 }
 
-const json = (value: unknown) => JSON.stringify(value, null, 2);
+/** JSON on one line, with a space after each comma and colon as people write it. */
+function inlineJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(inlineJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${inlineJson(item)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** JSON as an example: small objects and lists on one line, so examples stay short on a phone. */
+export function exampleJson(value: unknown, indent = ''): string {
+  const flat = inlineJson(value);
+  if (value === null || typeof value !== 'object' || flat.length + indent.length <= 60) return flat;
+  const inner = `${indent}  `;
+  const items = Array.isArray(value)
+    ? value.map((item) => `${inner}${exampleJson(item, inner)}`)
+    : Object.entries(value).map(([key, item]) => `${inner}${JSON.stringify(key)}: ${exampleJson(item, inner)}`);
+  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+  return `${open}\n${items.join(',\n')}\n${indent}${close}`;
+}
+
+const json = (value: unknown) => exampleJson(value);
 
 const LOCATION = {
-  method: 'geocoded_point', county_fips: '53033', county_name: 'King', state: 'WA', confidence: 0.98,
+  method: 'geocoder', county_fips: '53033', county_name: 'King', state: 'WA', confidence: 0.98,
   low_confidence: false, alternatives: [], notes: [], source: 'census_geocoder', tract_geoid: '53033008100',
   lat: 47.6062, lng: -122.3321, geocode_match: 'exact',
 };
@@ -39,7 +60,7 @@ const RISK_ANSWER = {
   scores: { AVLN: 80.2, CFLD: 93.5, '...': '16 more, null when unknown' },
   ratings: { Total: 'Very High', ERQK: 'Very High', '...': '...' },
   location: LOCATION,
-  provenance: { nri_version: '1.19.0', datasets: [{ dataset: 'NRI counties', version: '1.19.0', as_of: '2023-03' }], scored_at: '2026-11-25T10:04:11Z' },
+  provenance: { nri_version: '1.20.0', datasets: [{ dataset: 'nri_counties', version: 'NRI v1.20.0 (December 2025)', as_of: '2025-12' }], scored_at: '2026-11-25T10:04:11Z' },
 };
 
 const BATCH_ACCEPTED = {
