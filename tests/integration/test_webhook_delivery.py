@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from sqlalchemy import delete
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adapters.db.account_tables import UserRow
 from adapters.db.webhook_tables import WebhookDeliveryRow
