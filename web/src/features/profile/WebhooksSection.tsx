@@ -196,6 +196,6 @@ function DeliveryItem({ delivery }: { delivery: WebhookDelivery }) {
 
 function attemptText(attempt: WebhookAttempt): string {
   const answer = attempt.status_code === null ? 'No answer' : `HTTP ${attempt.status_code}`;
-  const outcome = attempt.succeeded ? 'delivered' : attempt.error ?? 'failed';
-  return `${when(attempt.attempted_at)}: ${answer} in ${attempt.duration_ms.toLocaleString()} ms, ${outcome}`;
+  const outcome = attempt.succeeded ? 'Delivered.' : attempt.error ?? 'Failed.';
+  return `${when(attempt.attempted_at)}: ${answer} in ${attempt.duration_ms.toLocaleString()} ms. ${outcome}`;
 }

@@ -81,11 +81,11 @@ describe('Webhooks on /settings', () => {
     expect(retrying).toHaveTextContent('Retrying');
     expect(retrying).toHaveTextContent('2 attempts; next attempt');
     const attempts = within(retrying!).getAllByRole('listitem');
-    expect(attempts[0]).toHaveTextContent('No answer in 10,000 ms, No answer within 10 seconds.');
+    expect(attempts[0]).toHaveTextContent('No answer in 10,000 ms. No answer within 10 seconds.');
     expect(attempts[1]).toHaveTextContent('HTTP 500 in 84 ms');
     expect(delivered).toHaveTextContent('Delivered');
     expect(delivered).toHaveTextContent('1 attempt');
-    expect(within(delivered!).getByRole('listitem')).toHaveTextContent('HTTP 200 in 120 ms, delivered');
+    expect(within(delivered!).getByRole('listitem')).toHaveTextContent('HTTP 200 in 120 ms. Delivered.');
   });
 
   it('says when there are no deliveries yet', async () => {
