@@ -69,6 +69,9 @@ from adapters.providers.google_photos import GooglePlacePhotos
 from adapters.providers.google_places import GooglePlacesProvider
 from adapters.providers.yelp_fusion import YelpFusionProvider
 from application.photos import PlacePhotos
+from adapters.db.webhook_repositories import SqlDeliveryStore, SqlSigningSecretStore
+from adapters.webhooks.http import HttpxWebhookSender, LoopHostResolver
+from application.webhooks import WebhookPolicy, Webhooks
 from entrypoints.settings import Settings
 
 
@@ -300,6 +303,24 @@ class Container(containers.DeclarativeContainer):
         answers=providers.Singleton(SqlApiAnswerStore, sessions=session_factory, writer=writer),
         clock=clock,
     )
+
+    # --- signed webhooks when a public-API batch ends (application/webhooks.py) ---------
+    webhook_sender = providers.Singleton(HttpxWebhookSender)
+    webhooks = providers.Singleton(
+        Webhooks,
+        deliveries=providers.Singleton(SqlDeliveryStore, sessions=session_factory, writer=writer),
+        secrets=providers.Singleton(SqlSigningSecretStore, sessions=session_factory, writer=writer),
+        box=providers.Singleton(AesGcmSecretBox, secret_key=settings.provided.secret_key, purpose="perilscope-webhook-secret"),
+        resolver=providers.Singleton(LoopHostResolver),
+        sender=webhook_sender,
+        clock=clock,
+        policy=providers.Factory(
+            WebhookPolicy, allowed_hosts=providers.Callable(lambda s: frozenset(s.webhook_allowed_hosts), settings)
+        ),
+    )
+    # The ports of application/ports/webhooks.py, both served by the one service.
+    callback_url_check = webhooks
+    batch_ended_listener = webhooks
 
     # --- batch ---------------------------------------------------------------------
     batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory, writer=writer)

@@ -68,6 +68,9 @@ class Settings:
     google_maps_api_key: str | None = None
     yelp_api_key: str | None = None
     log_level: str = "INFO"
+    # Hosts (names or IPs) webhooks may call although they resolve to a private or loopback
+    # address; lower case. Empty: only public addresses are called.
+    webhook_allowed_hosts: tuple[str, ...] = ()
 
     @property
     def is_development(self) -> bool:
@@ -123,6 +126,10 @@ class Settings:
             google_maps_api_key=get("GOOGLE_MAPS_API_KEY"),
             yelp_api_key=get("YELP_API_KEY"),
             log_level=get("PERILSCOPE_LOG_LEVEL", defaults.log_level),
+            webhook_allowed_hosts=tuple(
+                h.strip().strip("[]").lower() for h in (get("PERILSCOPE_WEBHOOK_ALLOWED_HOSTS") or "").split(",")
+                if h.strip()
+            ),
         )
         settings.check()
         return settings

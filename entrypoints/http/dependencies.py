@@ -26,6 +26,7 @@ from application.external_sign_in import ExternalSignIn
 from application.lookup import LookupService
 from application.mfa import MFA_SETUP_REQUIRED, MfaGate, MfaService
 from application.photos import PlacePhotos
+from application.webhooks import Webhooks
 from application.ports.accounts import AccessClaims
 from application.ports.clock import Clock
 from application.ports.mail import Mailer
@@ -118,6 +119,7 @@ DEPENDENCIES = {
     "public_api": _from_container(lambda c: c.public_api()),
     "api_keys": _from_container(lambda c: c.api_keys()),
     "api_plans": _from_container(lambda c: c.api_plans()),
+    "webhooks": _from_container(lambda c: c.webhooks()),
 }
 
 
@@ -143,3 +145,4 @@ ApiClient = NamedDependency[ApiCaller]
 PublicApiService = NamedDependency[PublicApi]
 ApiKeys = NamedDependency[ApiKeyService]
 ApiPlansService = NamedDependency[ApiPlans]
+WebhooksService = NamedDependency[Webhooks]

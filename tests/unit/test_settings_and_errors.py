@@ -73,3 +73,10 @@ async def test_unhandled_error_is_logged_with_request_id_and_hidden(caplog: pyte
     # Where it failed is logged; the exception's text, which can quote request data, is not.
     assert "builtins.RuntimeError" in line["exc"] and "in boom" in line["exc"]
     assert "hunter2" not in json.dumps(line)
+
+
+def test_webhook_allowed_hosts_are_read_as_lower_case_names_and_ips(tmp_path: Path) -> None:
+    env = {"PERILSCOPE_SECRET_KEY": "s" * 40, "PERILSCOPE_VAR_DIR": str(tmp_path)}
+    assert Settings.from_env(env).webhook_allowed_hosts == ()
+    allowed = Settings.from_env(env | {"PERILSCOPE_WEBHOOK_ALLOWED_HOSTS": " Receiver.Internal, 127.0.0.1,,[::1] "})
+    assert allowed.webhook_allowed_hosts == ("receiver.internal", "127.0.0.1", "::1")
