@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from domain.answer_record import location_record, perils_record, ratings_record, receipt_record
+from domain.answer_record import location_record, perils_record, ratings_record, receipt_record, tract_record
 from domain.export import safe_cell
 from domain.lookup_result import LookupResult, address_text
 from domain.perils import HAZARDS
@@ -45,6 +45,19 @@ ANSWER_COLUMNS: tuple[tuple[str, str], ...] = (
     ),
     ("top_3", "The three highest hazard scores"),
     ("nri_version", "FEMA National Risk Index release of the scores"),
+    # The census tract's own scores, beside the county's; empty where the tract or its table is unknown.
+    ("tract_Total_Score", "NRI composite risk score of the census tract (ranks tracts nationally; not comparable with the county score)"),
+    ("tract_risk_rating", "NRI composite rating of the census tract"),
+    *(
+        column
+        for hazard in HAZARDS
+        for column in (
+            (f"tract_{hazard.code}_Score", f"Census tract: {hazard.name} score, 0 to 100; empty: not applicable or unknown"),
+            (f"tract_{hazard.code}_Rating", f"Census tract: {hazard.name} rating"),
+        )
+    ),
+    ("tract_nri_version", "FEMA National Risk Index release of the tract scores"),
+    ("tract_note", "Said when the tract scores are from another NRI release than the county scores"),
     ("property_name", "Building record: name"),
     ("year_built", "Building record: year built"),
     ("property_type", "Building record: type"),
@@ -106,6 +119,22 @@ def answer_fields(result: LookupResult) -> dict[str, Any]:
     for hazard in HAZARDS:
         fields[f"{hazard.code}_Score"] = scores.scores.get(hazard.code) if scores else None
         fields[f"{hazard.code}_Rating"] = scores.ratings.get(hazard.code) if scores else None
+    return fields | _tract_fields(result)
+
+
+def _tract_fields(result: LookupResult) -> dict[str, Any]:
+    tract = result.tract_perils
+    scores = tract.scores if tract else None
+    fields: dict[str, Any] = {
+        "tract_Total_Score": scores.total if scores else None,
+        "tract_risk_rating": scores.total_rating if scores else None,
+        "tract_nri_version": tract.nri_version if tract else None,
+        # The first note says what tract scores are (the column's description does); the rest are this answer's.
+        "tract_note": " ".join(tract.notes[1:]) if tract else None,
+    }
+    for hazard in HAZARDS:
+        fields[f"tract_{hazard.code}_Score"] = scores.scores.get(hazard.code) if scores else None
+        fields[f"tract_{hazard.code}_Rating"] = scores.ratings.get(hazard.code) if scores else None
     return fields
 
 
@@ -134,6 +163,7 @@ def answer_record(result: LookupResult) -> dict[str, Any]:
         ratings=ratings_record(result),
         location=location_record(result.location),
         receipt=receipt_record(result),
+        tract=tract_record(result),
     )
     return neutralised(record)
 
