@@ -28,6 +28,11 @@ class NriRelease:
             return f"{self.number} ({date})"
         return self.number or date or "unknown release"
 
+    @property
+    def display(self) -> str:
+        """"NRI v1.19.0 (March 2023)", as the data commands and receipts name a release."""
+        return f"NRI v{self.label}" if self.number else f"NRI {self.label}"
+
     def same_as(self, other: NriRelease) -> bool:
         if self.number and other.number:
             return self.number == other.number

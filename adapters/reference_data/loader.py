@@ -68,7 +68,8 @@ def tract_files(data_dir: Path) -> list[Path]:
 
 
 def tract_dataset_name(path: Path) -> str:
-    return f"nri_tracts:{path.name.split('.')[0]}"[:60]
+    stem = path.name.split(".")[0]
+    return f"nri_tracts:{stem.removeprefix('nri_tracts_')}"[:60]
 
 
 async def import_nri_tracts(
@@ -81,7 +82,7 @@ async def import_nri_tracts(
         return LoadReport(name, loaded.version or "", loaded.row_count, 0.0, skipped=True)
     started = time.perf_counter()
     table = read_nri_tracts(path, nri_version)
-    release = table.release.label
+    release, shown = table.release.label, table.release.display
     geoids = [str(row["tract_geoid"]) for row in table.rows]
     tracts = NriTractRow.__table__
     async with engine.begin() as connection:
@@ -90,8 +91,8 @@ async def import_nri_tracts(
         for start in range(0, len(geoids), DELETE_CHUNK):
             await connection.execute(delete(tracts).where(of_release, tracts.c.tract_geoid.in_(geoids[start : start + DELETE_CHUNK])))
         await _insert_chunks(connection, tracts, table.rows)
-        await _record_load(connection, name, f"NRI {release}", len(table.rows), [path], fingerprint, started)
-    return LoadReport(name, f"NRI {release}", len(table.rows), round(time.perf_counter() - started, 3))
+        await _record_load(connection, name, shown, len(table.rows), [path], fingerprint, started)
+    return LoadReport(name, shown, len(table.rows), round(time.perf_counter() - started, 3))
 
 
 DELETE_CHUNK = 500  # SQLite allows 999 bound parameters per statement

@@ -111,7 +111,7 @@ async def _load(session: AsyncSession) -> ReferenceData:
 
 def _release_month(version: str | None) -> str | None:
     """An NRI release's month ("2023-03"), as the date of a tract table's data."""
-    release = parse_release(version) if version and version.startswith("NRI ") else None
+    release = parse_release(version) if version and version.startswith("NRI ") else None  # a tract table's
     return f"{release.year}-{release.month:02d}" if release and release.year and release.month else None
 
 

@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 
 from adapters.db.engine import create_engine
 from adapters.db.reference_tables import BuildingRow, BusinessRow, NriCountyRow
+from adapters.reference_data.loader import tract_files
 from adapters.reference_data.readers import EMBEDDED_DATASETS
 from entrypoints.cli import main
 from entrypoints.migrate import upgrade_to_head
@@ -50,7 +51,7 @@ def test_load_is_idempotent_and_reports_status(database: str) -> None:
     assert again.exit_code == 0
     assert (_count(database, NriCountyRow), _count(database, BusinessRow), _count(database, BuildingRow)) == counts
     unchanged = runner.invoke(main, ["data", "load", "--if-changed"])
-    assert unchanged.output.count("unchanged") == len(EMBEDDED_DATASETS)
+    assert unchanged.output.count("unchanged") == len(EMBEDDED_DATASETS) + len(tract_files(DATA_DIR))
 
     status = runner.invoke(main, ["data", "status"])
     assert "NRI v1.20.0 (December 2025)" in status.output and "41,636 rows" in status.output
