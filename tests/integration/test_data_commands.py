@@ -140,3 +140,23 @@ def test_import_nri_tracts_refuses_what_is_not_a_tract_table(database: str, tmp_
     damaged.write_text("\n".join([lines[0], lines[1].replace("08001007801", "8.00101E+09")]) + "\n")
     refused = runner.invoke(main, ["data", "import-nri-tracts", str(damaged)])
     assert refused.exit_code != 0 and "scientific notation" in refused.output
+
+
+def test_a_building_records_census_tract_is_kept_with_its_leading_zero(database: str, tmp_path: Path) -> None:
+    buildings = tmp_path / "anchorage_buildings.csv"
+    buildings.write_text(
+        "address,city,state,zip,tract_geoid\n"
+        "4800 Cordova St,Anchorage,AK,99503,2020000100\n"  # a spreadsheet dropped the zero
+        "4900 Cordova St,Anchorage,AK,99503,not a tract\n"
+    )
+    assert CliRunner().invoke(main, ["data", "import-buildings", str(buildings)]).exit_code == 0
+
+    async def tracts() -> list[str | None]:
+        engine = create_engine(database)
+        try:
+            async with engine.connect() as connection:
+                return list((await connection.scalars(select(BuildingRow.tract_geoid).order_by(BuildingRow.address))).all())
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(tracts()) == ["02020000100", None]
