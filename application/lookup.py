@@ -18,7 +18,7 @@ from application.search_quota import SearchQuota
 from domain.address import AddressError
 from domain.county_choice import GEOCODER, CountyChoice, decided_by_geocoder, with_note
 from domain.lookup_result import CountyAlternative, Location, LookupResult, Provenance, TractPerils
-from domain.nri_release import TRACT_SCORES_NOTE, versions_differ_note
+from domain.nri_release import versions_differ_note
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.system_settings import CACHE_HOURS
 
@@ -172,7 +172,7 @@ class LookupService:
             scores=found.scores,
             nri_version=found.nri_version,
             tract_from=tract_from,
-            notes=(TRACT_SCORES_NOTE, *((differ,) if differ else ())),
+            notes=(differ,) if differ else (),
         )
 
     async def _county_of(self, address: ParsedAddress, point: GeoPoint | None) -> tuple[CountyChoice, CountyPerils | None]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.lookup_result import Location, LookupResult
+from domain.nri_release import TRACT_SCORES_NOTE
 from domain.perils import HAZARDS, PerilScores
 
 
@@ -38,6 +39,7 @@ def tract_record(result: LookupResult) -> dict[str, Any] | None:
         "Total_Score": tract.scores.total,
         "Top3_Scores_Combined": tract.scores.top3_combined(),
         "notes": list(tract.notes),
+        "about": TRACT_SCORES_NOTE,
     }
 
 

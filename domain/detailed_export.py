@@ -12,7 +12,6 @@ from typing import Any
 from domain.answer_record import location_record, perils_record, ratings_record, receipt_record, tract_record
 from domain.export import safe_cell
 from domain.lookup_result import LookupResult, address_text
-from domain.nri_release import TRACT_SCORES_NOTE
 from domain.perils import HAZARDS
 
 ANSWERED, ZIP_LEVEL, NOT_LOCATED = "answered", "answered at ZIP level", "not located"
@@ -130,8 +129,7 @@ def _tract_fields(result: LookupResult) -> dict[str, Any]:
         "tract_Total_Score": scores.total if scores else None,
         "tract_risk_rating": scores.total_rating if scores else None,
         "tract_nri_version": tract.nri_version if tract else None,
-        # What tract scores are is the column description's to say; the row says what is its own.
-        "tract_note": " ".join(n for n in tract.notes if n != TRACT_SCORES_NOTE) if tract else None,
+        "tract_note": " ".join(tract.notes) if tract else None,
     }
     for hazard in HAZARDS:
         fields[f"tract_{hazard.code}_Score"] = scores.scores.get(hazard.code) if scores else None

@@ -52,7 +52,7 @@ class TractPerils:
     scores: PerilScores
     nri_version: str | None
     tract_from: str  # where the tract GEOID came from: "geocoder" or "building record"
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # what the user must know of these scores: a release other than the county's
 
 
 @dataclass(frozen=True, slots=True)

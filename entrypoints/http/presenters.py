@@ -77,7 +77,8 @@ class TractBody(msgspec.Struct):
     ratings: dict[str, str | None]
     Total_Score: float | None  # noqa: N815
     Top3_Scores_Combined: str  # noqa: N815
-    notes: list[str]  # always what the scores are; and when the tract's NRI release is not the county's, that
+    notes: list[str]  # this answer's: when the tract's NRI release is not the county's, that
+    about: str  # what tract scores are, next to county scores
 
 
 class ReceiptBody(msgspec.Struct):

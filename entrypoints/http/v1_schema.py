@@ -72,7 +72,7 @@ class Provenance(msgspec.Struct):
 
 class TractRisk(msgspec.Struct):
     """The census tract's scores beside the county's; tract scores rank tracts nationally and are
-    not comparable with county scores. `notes` says so, and says when the NRI releases differ."""
+    not comparable with county scores (`about` says so); `notes` says when the NRI releases differ."""
 
     geography_level: Literal["tract"]
     tract_geoid: str
@@ -83,6 +83,7 @@ class TractRisk(msgspec.Struct):
     scores: dict[str, float | None]  # by hazard code
     ratings: dict[str, str | None]  # by hazard code, and Total
     notes: list[str]
+    about: str
 
 
 class OccupantView(msgspec.Struct):
@@ -231,6 +232,7 @@ def tract_risk(tract: dict[str, Any] | None) -> TractRisk | None:
         scores=scores,
         ratings=ratings,
         notes=list(tract.get("notes") or []),
+        about=str(tract.get("about") or ""),
     )
 
 
