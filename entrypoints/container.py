@@ -58,6 +58,7 @@ from adapters.reference_data.memory_index import (
     LoadedDatasets,
     NaicsTable,
     NriCountyScores,
+    NriTractScores,
     ReferenceIndex,
     ZipAndPlaceCountyLocator,
     ZipCentroidGeocoder,
@@ -249,6 +250,7 @@ class Container(containers.DeclarativeContainer):
         buildings=providers.Singleton(BuildingRecords, index=reference_index),
         naics=providers.Singleton(NaicsTable, index=reference_index),
         catalogue=providers.Singleton(LoadedDatasets, index=reference_index),
+        tracts=providers.Singleton(NriTractScores, index=reference_index),
     )
     # On SQLite (the embedded default) the lookup's hot write skips aiosqlite's thread hops.
     search_store = providers.Selector(

@@ -393,7 +393,13 @@ class DictRoles:
         return None
 
 
-def in_memory_lookup(search_caching: bool = True, monthly_limit: int = 10) -> LookupWorld:
+def in_memory_lookup(
+    search_caching: bool = True,
+    monthly_limit: int = 10,
+    tracts: object = None,
+    buildings: object = None,
+    geocoder: object = None,
+) -> LookupWorld:
     """Anchorage's ZIP 99503 lies in one county; 99501 is split between two by its addresses."""
     from adapters.address_parser import UsaddressParser
     from adapters.security.attempt_limiter import SlidingWindowLimiter
@@ -407,16 +413,17 @@ def in_memory_lookup(search_caching: bool = True, monthly_limit: int = 10) -> Lo
     users: dict[str, Role] = {}
     providers = LookupProviders(
         parser=UsaddressParser(),
-        geocoder=NoGeocoder(),
+        geocoder=geocoder or NoGeocoder(),
         places=places,
         perils=DictPerils({"02020": county("02020", "Anchorage", 31.2), "02122": county("02122", "Kenai Peninsula", 44.0)}),
         locator=TableLocator(
             {"99503": [CountyShare("02020", 1.0)], "99501": [CountyShare("02020", 0.6), CountyShare("02122", 0.4)]},
             {("AK", "KENAI"): {"02122": 1.0}},
         ),
-        buildings=NoBuildings(),
+        buildings=buildings or NoBuildings(),
         naics=NoNaics(),
         catalogue=NoCatalogue(),
+        tracts=tracts,  # type: ignore[arg-type]
     )
     quota = SearchQuota(
         ledger=InMemoryQuotaLedger(searches),

@@ -57,10 +57,33 @@ class DatasetUsed(msgspec.Struct):
     as_of: str | None
 
 
-class Provenance(msgspec.Struct):
+class ScoreGeography(msgspec.Struct):
+    geography_level: str  # county (the primary scores) or tract
+    geoid: str | None
     nri_version: str | None
+
+
+class Provenance(msgspec.Struct):
+    nri_version: str | None  # of the county scores (the primary ones)
     datasets: list[DatasetUsed]
     scored_at: str | None
+    score_geographies: list[ScoreGeography]  # each set of scores: geography level, GEOID, NRI release
+
+
+class TractRisk(msgspec.Struct):
+    """The census tract's scores beside the county's; tract scores rank tracts nationally and are
+    not comparable with county scores (`about` says so); `notes` says when the NRI releases differ."""
+
+    geography_level: Literal["tract"]
+    tract_geoid: str
+    nri_version: str | None
+    total_score: float | None
+    risk_level: str | None
+    top_risks: list[TopRisk]
+    scores: dict[str, float | None]  # by hazard code
+    ratings: dict[str, str | None]  # by hazard code, and Total
+    notes: list[str]
+    about: str
 
 
 class OccupantView(msgspec.Struct):
@@ -84,6 +107,7 @@ class RiskAssessment(msgspec.Struct, omit_defaults=True):
     ratings: dict[str, str | None]  # by hazard code, and Total
     location: Location
     provenance: Provenance
+    tract: TractRisk | None  # null: no census tract for the address, or its tract table is not loaded
     occupants: list[OccupantView] | None = None  # with include_occupants=true only
 
 
@@ -188,12 +212,41 @@ def occupant_view(occupant: dict[str, Any]) -> OccupantView:
     )
 
 
+def _scores_by_code(perils: dict[str, Any]) -> tuple[dict[str, float | None], list[TopRisk]]:
+    scores = {hazard.code: _number(perils.get(hazard.field_name)) for hazard in HAZARDS}
+    return scores, [TopRisk(hazard.code, hazard.name, score) for hazard, score in PerilScores(scores=scores).top3()]
+
+
+def tract_risk(tract: dict[str, Any] | None) -> TractRisk | None:
+    if not tract:
+        return None
+    scores, top = _scores_by_code(tract.get("perils") or {})
+    ratings = tract.get("ratings") or {}
+    return TractRisk(
+        geography_level="tract",
+        tract_geoid=str(tract.get("tract_geoid")),
+        nri_version=tract.get("nri_version"),
+        total_score=_number(tract.get("Total_Score")),
+        risk_level=ratings.get("Total"),
+        top_risks=top,
+        scores=scores,
+        ratings=ratings,
+        notes=list(tract.get("notes") or []),
+        about=str(tract.get("about") or ""),
+    )
+
+
+def _score_geographies(receipt: dict[str, Any]) -> list[ScoreGeography]:
+    levels = receipt.get("score_geographies")
+    if levels is None and receipt.get("geography_level") == "county":  # an answer stored before tract scores
+        levels = [{"geography_level": "county", "geoid": receipt.get("county_fips"), "nri_version": receipt.get("nri_version")}]
+    return [msgspec.convert(level, ScoreGeography) for level in levels or []]
+
+
 def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bool = False) -> RiskAssessment:
     """The v1 answer, from the web's JSON of the answer (SPEC field names), so both read alike."""
     answer = spec_json(answer)
-    perils = answer.get("perils") or {}
-    scores = {hazard.code: _number(perils.get(hazard.field_name)) for hazard in HAZARDS}
-    top = PerilScores(scores=scores).top3()
+    scores, top = _scores_by_code(answer.get("perils") or {})
     location = answer.get("location") or {}
     receipt = answer.get("receipt") or {}
     ratings = answer.get("ratings") or {}
@@ -202,7 +255,7 @@ def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bo
         address=str(answer.get("query") or ""),
         total_score=_number(answer.get("Total_Score")),
         risk_level=ratings.get("Total"),
-        top_risks=[TopRisk(hazard.code, hazard.name, score) for hazard, score in top],
+        top_risks=top,
         scores=scores,
         ratings=ratings,
         location=location_view({**location, **{name: receipt.get(name) for name in ("lat", "lng", "geocode_match")}}),
@@ -210,6 +263,8 @@ def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bo
             nri_version=receipt.get("nri_version"),
             datasets=[msgspec.convert(d, DatasetUsed) for d in receipt.get("datasets") or []],
             scored_at=receipt.get("scored_at"),
+            score_geographies=_score_geographies(receipt),
         ),
+        tract=tract_risk(answer.get("tract")),
         occupants=[occupant_view(o) for o in answer.get("occupants") or []] if include_occupants else None,
     )
