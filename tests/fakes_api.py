@@ -59,15 +59,15 @@ class InMemoryDailyUsage:
     def __init__(self) -> None:
         self.used_by_day: dict[tuple[str, str], int] = {}
 
-    async def charge(self, user_id: str, day: str, limit: int) -> int | None:
+    async def charge(self, user_id: str, day: str, limit: int, count: int = 1) -> int | None:
         used = self.used_by_day.get((user_id, day), 0)
-        if used >= limit:
+        if count < 1 or used + count > limit:
             return None
-        self.used_by_day[(user_id, day)] = used + 1
-        return used + 1
+        self.used_by_day[(user_id, day)] = used + count
+        return used + count
 
-    async def release(self, user_id: str, day: str) -> None:
-        self.used_by_day[(user_id, day)] -= 1
+    async def release(self, user_id: str, day: str, count: int = 1) -> None:
+        self.used_by_day[(user_id, day)] -= count
 
     async def used(self, user_id: str, day: str) -> int:
         return self.used_by_day.get((user_id, day), 0)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from application.errors import InvalidInput
 from application.ports.batch import BatchJob
+
+WEBHOOKS_UNAVAILABLE = "Webhooks are not available on this server."
 
 
 class CallbackUrlCheck(Protocol):
@@ -29,3 +32,11 @@ class NoBatchEndedListener:
 
     async def batch_ended(self, job: BatchJob, callback_url: str) -> None:
         return None
+
+
+class NoCallbackUrls:
+    """For a server without webhooks: every callback URL is refused, so a batch sent with one is
+    refused whole (and charged nothing) rather than run without the call its sender waits for."""
+
+    async def check(self, url: str) -> str:
+        raise InvalidInput(WEBHOOKS_UNAVAILABLE, code="callback_url_refused")

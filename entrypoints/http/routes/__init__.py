@@ -1,6 +1,6 @@
 """Every HTTP route of the app; a feature adds its module's ROUTES here."""
 
-from entrypoints.http.routes import admin, api_keys, auth, batch, contact, health, mfa, oidc, photos, searches, v1
+from entrypoints.http.routes import admin, api_keys, auth, batch, contact, health, mfa, oidc, photos, searches, v1, v1_batches
 
 ROUTE_HANDLERS = [
     *health.ROUTES,
@@ -14,4 +14,5 @@ ROUTE_HANDLERS = [
     *admin.ROUTES,
     *api_keys.ROUTES,
     *v1.ROUTES,
+    *v1_batches.ROUTES,
 ]
