@@ -9,7 +9,7 @@ from typing import Annotated, TypeVar
 
 import msgspec
 from litestar import Request, Response
-from litestar.params import Parameter
+from litestar.params import HeaderParameter
 
 from application.idempotency import MAX_KEY_LENGTH, Idempotency, request_fingerprint
 from application.ports.idempotency import StoredReply
@@ -20,8 +20,8 @@ KEPT_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset
 
 IdempotencyKey = Annotated[
     str | None,
-    Parameter(
-        header="Idempotency-Key",
+    HeaderParameter(
+        name="Idempotency-Key",
         required=False,
         min_length=1,
         max_length=MAX_KEY_LENGTH,
