@@ -79,7 +79,7 @@ BATCH_ROUTE = {
     "tags": TAGS,
     "status_code": 202,
     "request_max_body_size": BATCH_BODY_LIMIT,
-    **_documented(202, BatchAccepted, BATCH_ACCEPTED_EXAMPLE, JSON_BODY, 409, 429),
+    **_documented(202, BatchAccepted, BATCH_ACCEPTED_EXAMPLE, JSON_BODY, 409, 429, 503),
 }
 BATCH_BODY = Body(
     description="Addresses to assess as one job (needs the `batch` scope); each is one request of your daily plan, "
@@ -124,7 +124,7 @@ async def batch_assessment(
     "/api/v1/export/status/{export_id:str}",
     tags=TAGS,
     summary="A batch's export: queued, running, done or failed, its progress and, when done, where to download it",
-    **_documented(200, ExportStatus, EXPORT_STATUS_EXAMPLE, 404),
+    **_documented(200, ExportStatus, EXPORT_STATUS_EXAMPLE, 400, 404),
 )
 async def get_export_status(
     api_batches: ApiBatchesService, api_caller: ApiClient, export_id: EXPORT_ID
@@ -163,7 +163,7 @@ async def create_export(
     tags=TAGS,
     summary="Download a batch's export (409 export_not_ready until the batch is done)",
     media_type="application/octet-stream",
-    **public_api(404, 409),
+    **public_api(400, 404, 409),
 )
 async def download_export(api_batches: ApiBatchesService, api_caller: ApiClient, export_id: EXPORT_ID) -> Response[bytes]:
     written, standing = await api_batches.download(api_caller, export_id)
