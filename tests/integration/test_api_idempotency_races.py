@@ -5,6 +5,7 @@ the key is in progress, or get the first answer once it is kept."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -58,3 +59,24 @@ async def test_concurrent_duplicates_run_once(migrated_database_url: str, user_i
     finally:
         for process in processes:
             await process.dispose()
+
+
+async def test_keys_are_freed_on_failure_replaced_after_24_hours_and_purged(own_engine: AsyncEngine, user_id: str) -> None:  # noqa: F811
+    sessions = create_session_factory(own_engine)
+    store = SqlIdempotencyStore(sessions, SqlWriter(sessions))
+    now = datetime.now(UTC)
+    assert await store.claim(user_id, "k", "f1", now - timedelta(hours=25))
+    assert not await store.claim(user_id, "k", "f2", now)
+    await store.complete(user_id, "k", StoredReply(202, b'{"a": 1}', {"X-RateLimit-Remaining": "3"}))
+    await store.release(user_id, "k")  # answered: kept
+    record = await store.record(user_id, "k")
+    assert record is not None and record.reply == StoredReply(202, b'{"a": 1}', {"X-RateLimit-Remaining": "3"})
+
+    await store.expire(user_id, "k", now - timedelta(hours=24))
+    assert await store.record(user_id, "k") is None and await store.claim(user_id, "k", "f2", now)
+    await store.release(user_id, "k")  # unanswered: freed
+    assert await store.record(user_id, "k") is None
+    assert await store.claim(user_id, "old", "f", now - timedelta(days=2))
+    assert await store.claim(user_id, "new", "f", now)
+    assert await store.purge(now - timedelta(hours=24)) == 1
+    assert await store.record(user_id, "new") is not None
