@@ -167,7 +167,10 @@ class ApiBatches:
         return written, state.standing
 
     async def _state(self, caller: ApiCaller, export: ExportId) -> ExportState:
-        job = await self._batch.job_of(caller.user_id, export.job_id, UNKNOWN_EXPORT)  # another user's: 404
+        try:
+            job = await self._batch.job_of(caller.user_id, export.job_id)
+        except NotFound:  # another user's batch too: 404, never 403
+            raise NotFound(UNKNOWN_EXPORT, code="export_not_found") from None
         return ExportState(str(export), export.format, job, self._eta(job), await self._plans.standing(caller.user_id))
 
     def _eta(self, job: BatchJob) -> int | None:

@@ -191,11 +191,11 @@ class BatchService:
     async def job(self, caller: AccessClaims, job_id: str) -> BatchJob:
         return await self.job_of(caller.user_id, job_id)
 
-    async def job_of(self, user_id: str, job_id: str, message: str = "No such batch job") -> BatchJob:
+    async def job_of(self, user_id: str, job_id: str) -> BatchJob:
         """The user's job; another user's is not found, like an unknown id."""
         job = await self._store.job(user_id, job_id)
         if job is None:
-            raise NotFound(message)
+            raise NotFound("No such batch job")
         return job
 
     # --- the job ----------------------------------------------------------------------
