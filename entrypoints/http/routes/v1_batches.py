@@ -11,9 +11,6 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, PathParameter
 
-from application.api_batches import ApiBatches
-from application.idempotency import Idempotency
-from application.ports.public_api import ApiCaller
 from domain.batch_input import SubmittedAddress
 from entrypoints.http.dependencies import ApiBatchesService, ApiClient, IdempotencyService
 from entrypoints.http.idempotency import IdempotencyKey, idempotent
@@ -58,29 +55,6 @@ def _documented(success: int, answer: type, example: dict[str, Any], *errors: in
     return keywords
 
 
-async def _submit(
-    request: Request, api_batches: ApiBatches, idempotency: Idempotency, caller: ApiCaller, data: BatchRequest,
-    key: str | None,
-) -> Response[BatchAccepted]:
-    async def accept() -> Response[BatchAccepted]:
-        addresses = [SubmittedAddress(a.address, a.city, a.state, a.zip) for a in data.addresses]
-        submitted = await api_batches.submit(caller, addresses, data.callback_url)
-        status_url = f"/api/v1/export/status/{submitted.export_id}"
-        body = BatchAccepted(
-            status="queued", job_id=submitted.job.id, export_id=submitted.export_id, addresses=len(addresses),
-            eta_seconds=submitted.eta_seconds, status_url=status_url,
-        )
-        return Response(body, status_code=202, headers={"Location": status_url, **rate_limit_headers(submitted.standing)})
-
-    return await idempotent(idempotency, request, caller.user_id, key, BatchAccepted, accept)
-
-
-BATCH_ROUTE = {
-    "tags": TAGS,
-    "status_code": 202,
-    "request_max_body_size": BATCH_BODY_LIMIT,
-    **_documented(202, BatchAccepted, BATCH_ACCEPTED_EXAMPLE, JSON_BODY, 409, 429, 503),
-}
 BATCH_BODY = Body(
     description="Addresses to assess as one job (needs the `batch` scope); each is one request of your daily plan, "
     "all charged at once or none (429 says how many remain).",
@@ -89,11 +63,15 @@ BATCH_BODY = Body(
 
 
 @post(
-    "/api/v1/search/batch",
+    # SPEC §7 names both; one operation each in /schema.
+    ["/api/v1/search/batch", "/api/v1/batch-assessment"],
+    tags=TAGS,
+    status_code=202,
+    request_max_body_size=BATCH_BODY_LIMIT,
     summary="Submit a batch of addresses: 202 with the job and export ids; poll the status, then download",
-    **BATCH_ROUTE,
+    **_documented(202, BatchAccepted, BATCH_ACCEPTED_EXAMPLE, JSON_BODY, 409, 429, 503),
 )
-async def search_batch(
+async def submit_batch(
     request: Request,
     api_batches: ApiBatchesService,
     idempotency: IdempotencyService,
@@ -101,23 +79,17 @@ async def search_batch(
     data: Annotated[BatchRequest, BATCH_BODY],
     idempotency_key: IdempotencyKey = None,
 ) -> Response[BatchAccepted]:
-    return await _submit(request, api_batches, idempotency, api_caller, data, idempotency_key)
+    async def accept() -> Response[BatchAccepted]:
+        addresses = [SubmittedAddress(a.address, a.city, a.state, a.zip) for a in data.addresses]
+        submitted = await api_batches.submit(api_caller, addresses, data.callback_url)
+        status_url = f"/api/v1/export/status/{submitted.export_id}"
+        body = BatchAccepted(
+            status="queued", job_id=submitted.job.id, export_id=submitted.export_id, addresses=len(addresses),
+            eta_seconds=submitted.eta_seconds, status_url=status_url,
+        )
+        return Response(body, status_code=202, headers={"Location": status_url, **rate_limit_headers(submitted.standing)})
 
-
-@post(
-    "/api/v1/batch-assessment",
-    summary="The same as POST /api/v1/search/batch (SPEC §7 names both)",
-    **BATCH_ROUTE,
-)
-async def batch_assessment(
-    request: Request,
-    api_batches: ApiBatchesService,
-    idempotency: IdempotencyService,
-    api_caller: ApiClient,
-    data: Annotated[BatchRequest, BATCH_BODY],
-    idempotency_key: IdempotencyKey = None,
-) -> Response[BatchAccepted]:
-    return await _submit(request, api_batches, idempotency, api_caller, data, idempotency_key)
+    return await idempotent(idempotency, request, api_caller.user_id, idempotency_key, BatchAccepted, accept)
 
 
 @get(
@@ -174,4 +146,4 @@ async def download_export(api_batches: ApiBatchesService, api_caller: ApiClient,
     )
 
 
-ROUTES = [search_batch, batch_assessment, get_export_status, create_export, download_export]
+ROUTES = [submit_batch, get_export_status, create_export, download_export]
