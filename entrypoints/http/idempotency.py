@@ -16,7 +16,7 @@ from application.ports.idempotency import StoredReply
 
 T = TypeVar("T")
 REPLAYED_HEADER = "Idempotent-Replayed"
-KEPT_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
+KEPT_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "location")
 
 IdempotencyKey = Annotated[
     str | None,

@@ -230,6 +230,7 @@ async def test_an_idempotency_key_gives_the_first_answer_and_charges_once(client
     assert first.status_code == again.status_code == 202
     assert again.json() == first.json() and again.headers["Idempotent-Replayed"] == "true"
     assert again.headers["X-RateLimit-Remaining"] == first.headers["X-RateLimit-Remaining"] == "98"
+    assert again.headers["Location"] == first.headers["Location"] == first.json()["status_url"]
     assert len(queue.held) == 1
     assert (await client.get("/api/v1/auth/verify", headers=key)).json()["used_today"] == 2
 
