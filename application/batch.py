@@ -181,7 +181,12 @@ class BatchService:
             total=upload.row_count, created_at=now, callback_url=callback_url,
         )
         await self._store.add_job(job)
-        await self.queue.enqueue(job.id)
+        try:
+            await self.queue.enqueue(job.id)
+        except BaseException:
+            # The caller gives the charge back: the job must then never run (a restart resumes queued jobs).
+            await self._store.fail(job.id, "The batch could not be queued.", self._clock.now())
+            raise
         return job
 
     async def unfinished_jobs(self, caller: AccessClaims) -> list[BatchJob]:
@@ -231,11 +236,10 @@ class BatchService:
 
     async def _tell_ended(self, job_id: str) -> None:
         """The webhook of a job with a callback URL hears that it ended; its trouble never fails the job."""
-        job = await self._store.job(None, job_id)
-        if job is None or not job.callback_url:
-            return
         try:
-            await self._ended.batch_ended(job, job.callback_url)
+            job = await self._store.job(None, job_id)
+            if job is not None and job.callback_url:
+                await self._ended.batch_ended(job, job.callback_url)
         except Exception:  # noqa: BLE001 - the job is finished and stays so
             log.exception("the batch-ended listener failed", extra={"job_id": job_id})
 

@@ -275,3 +275,17 @@ async def test_keys_are_1_to_255_visible_ascii_characters(key: str) -> None:
     with pytest.raises(InvalidInput) as refused:
         await keys.run("ann", key, "f", Counter().work)
     assert refused.value.code == "invalid_idempotency_key"
+
+
+async def test_a_batch_that_cannot_be_queued_is_failed_and_charges_nothing() -> None:
+    world = world_with()
+
+    async def broken(job_id: str) -> None:
+        raise ConnectionError("queue unreachable")
+
+    world.batch.queue.enqueue = broken  # type: ignore[method-assign]
+    with pytest.raises(ConnectionError):
+        await world.batches.submit(ANN, [CORDOVA])
+    [job] = world.batch.store.jobs.values()
+    assert job.status == "failed" and await world.used() == 0
+    assert await world.batch.service.resume_unfinished() == []  # never run uncharged after a restart
