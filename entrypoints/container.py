@@ -23,6 +23,9 @@ from adapters.db.api_repositories import SqlApiAnswerStore, SqlApiKeyStore, SqlD
 from application.api_keys import ApiKeyService
 from application.api_plans import ApiPlans
 from application.public_api import PublicApi
+from application.api_batches import ApiBatches
+from application.idempotency import Idempotency
+from adapters.db.idempotency_repository import SqlIdempotencyStore
 from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from adapters.security.passwords import Argon2PasswordHasher
@@ -353,6 +356,15 @@ class Container(containers.DeclarativeContainer):
     batch = providers.Singleton(
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
         allowance=batch_allowance, detailed_writer=providers.Singleton(DetailedExportFiles),
+        ended=batch_ended_listener,
+    )
+    # The public API's batches (/api/v1/search/batch) on the same jobs, charged to the daily plan.
+    api_batches = providers.Singleton(
+        ApiBatches, batch=batch, plans=api_plans, callback_check=callback_url_check, clock=clock,
+        max_addresses=settings.provided.api_batch_max_addresses,
+    )
+    idempotency = providers.Singleton(
+        Idempotency, store=providers.Singleton(SqlIdempotencyStore, sessions=session_factory, writer=writer), clock=clock
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)

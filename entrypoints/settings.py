@@ -19,6 +19,9 @@ OIDC_PROVIDERS = ("google", "github", "facebook", "x")
 GEOCODERS = ("embedded", "census")
 PLACES_PROVIDERS = ("registry", "google", "yelp")
 THROTTLES = ("database", "redis")
+# A public API batch is one JSON body: at most this many addresses of at most ~450 bytes each
+# fit the 16 MB the batch routes read (entrypoints/http/routes/v1_batches.py).
+API_BATCH_ADDRESSES_CEILING = 30_000
 
 
 class SettingsError(RuntimeError):
@@ -47,6 +50,7 @@ class Settings:
     monthly_search_limit: int = 10  # until an administrator saves System Settings
     monthly_batch_row_limit: int = 10_000  # regular users' batch rows a month, likewise
     user_storage_bytes: int = 200 * 1024 * 1024  # each user's uploads and exports together
+    api_batch_max_addresses: int = 10_000  # addresses one public API batch may hold (a larger one: 413)
     upload_retention_hours: int = 24  # unused uploads are deleted after this
     rate_limit_per_minute: int = 60  # lookups, uploads and batches per user, when rate limiting is on
     mailer: str = "outbox"
@@ -102,6 +106,9 @@ class Settings:
             monthly_search_limit=int(get("PERILSCOPE_MONTHLY_SEARCH_LIMIT", "10")),
             monthly_batch_row_limit=int(get("PERILSCOPE_MONTHLY_BATCH_ROW_LIMIT", str(defaults.monthly_batch_row_limit))),
             user_storage_bytes=int(get("PERILSCOPE_USER_STORAGE_BYTES", str(defaults.user_storage_bytes))),
+            api_batch_max_addresses=int(
+                get("PERILSCOPE_API_BATCH_MAX_ADDRESSES", str(defaults.api_batch_max_addresses))
+            ),
             upload_retention_hours=int(get("PERILSCOPE_UPLOAD_RETENTION_HOURS", str(defaults.upload_retention_hours))),
             rate_limit_per_minute=int(get("PERILSCOPE_RATE_LIMIT_PER_MINUTE", "60")),
             mailer=get("PERILSCOPE_MAILER", defaults.mailer),
@@ -147,6 +154,11 @@ class Settings:
             raise SettingsError("Access tokens may live at most 50 minutes.")
         if self.user_storage_bytes < 1024 * 1024:
             raise SettingsError("PERILSCOPE_USER_STORAGE_BYTES must be at least 1048576 (1 MB).")
+        if not 1 <= self.api_batch_max_addresses <= API_BATCH_ADDRESSES_CEILING:
+            raise SettingsError(
+                f"PERILSCOPE_API_BATCH_MAX_ADDRESSES must be from 1 to {API_BATCH_ADDRESSES_CEILING:,} "
+                "(the request body of a batch is bounded too)."
+            )
         if self.upload_retention_hours < 1:
             raise SettingsError("PERILSCOPE_UPLOAD_RETENTION_HOURS must be at least 1.")
         if self.geocoder not in GEOCODERS:

@@ -19,6 +19,7 @@ from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import PerilScores
 from application.ports.accounts import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from application.ports.batch import BatchJob, ExportFile, UploadedFile
+from application.ports.webhooks import BatchEndedListener
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt, refunded
@@ -590,7 +591,8 @@ class BatchWorld:
 
 
 def in_memory_batch(
-    storage_bytes: int = 1024 * 1024, monthly_batch_row_limit: int = 100, monthly_search_limit: int = 10
+    storage_bytes: int = 1024 * 1024, monthly_batch_row_limit: int = 100, monthly_search_limit: int = 10,
+    ended: BatchEndedListener | None = None,
 ) -> BatchWorld:
     """The batch use case over `in_memory_lookup`'s world (Anchorage's ZIPs 99501 and 99503)."""
     lookup = in_memory_lookup(monthly_limit=monthly_search_limit)
@@ -607,5 +609,5 @@ def in_memory_batch(
     from adapters.exports.detailed_writers import DetailedExportFiles
 
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
-                           queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles())
+                           queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles(), ended=ended)
     return BatchWorld(service, lookup, store, queue, rows)

@@ -20,6 +20,8 @@ from application.contact import ContactService
 from application.api_keys import NO_CREDENTIALS, ApiKeyService
 from application.api_plans import ApiPlans
 from application.public_api import PublicApi
+from application.api_batches import ApiBatches
+from application.idempotency import Idempotency
 from application.ports.public_api import ApiCaller
 from application.errors import Forbidden, NotAuthenticated
 from application.external_sign_in import ExternalSignIn
@@ -120,6 +122,8 @@ DEPENDENCIES = {
     "api_keys": _from_container(lambda c: c.api_keys()),
     "api_plans": _from_container(lambda c: c.api_plans()),
     "webhooks": _from_container(lambda c: c.webhooks()),
+    "api_batches": _from_container(lambda c: c.api_batches()),
+    "idempotency": _from_container(lambda c: c.idempotency()),
 }
 
 
@@ -146,3 +150,5 @@ PublicApiService = NamedDependency[PublicApi]
 ApiKeys = NamedDependency[ApiKeyService]
 ApiPlansService = NamedDependency[ApiPlans]
 WebhooksService = NamedDependency[Webhooks]
+ApiBatchesService = NamedDependency[ApiBatches]
+IdempotencyService = NamedDependency[Idempotency]

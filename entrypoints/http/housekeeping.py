@@ -1,4 +1,5 @@
-"""Periodic upkeep inside the server: the purge of uploads no job needs any more (retention)."""
+"""Periodic upkeep inside the server: the purge of uploads no job needs any more (retention), and
+of the public API's Idempotency-Keys past their 24 hours."""
 
 from __future__ import annotations
 
@@ -37,4 +38,8 @@ class UploadPurger:
                     log.info("purged uploads", extra={"uploads": purged})
             except Exception:  # the next round tries again; the server keeps going
                 log.exception("upload purge failed")
+            try:
+                await self._container.idempotency().purge()
+            except Exception:
+                log.exception("idempotency key purge failed")
             await asyncio.sleep(self._every)

@@ -4,7 +4,7 @@ presenter that makes them from the lookup's answer. Unknown is null, never 0."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -13,6 +13,7 @@ from domain.lookup_result import Location as LookupLocation
 from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import spec_json
 
+from application.api_batches import FORMATS, ExportId, ExportState
 from application.api_plans import DailyStanding
 from domain.occupancy import UNKNOWN
 from domain.perils import HAZARDS, PerilScores
@@ -267,4 +268,116 @@ def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bo
         ),
         tract=tract_risk(answer.get("tract")),
         occupants=[occupant_view(o) for o in answer.get("occupants") or []] if include_occupants else None,
+    )
+
+
+# --- batches and their exports (entrypoints/http/routes/v1_batches.py) -------------------------
+
+class BatchAddress(msgspec.Struct):
+    address: Annotated[str, msgspec.Meta(min_length=1, max_length=200, description="Street address, e.g. 701 5th Ave")]
+    city: Annotated[str, msgspec.Meta(max_length=100)]
+    state: Annotated[str, msgspec.Meta(max_length=50, description="Two-letter state code, e.g. WA")]
+    zip: Annotated[str, msgspec.Meta(max_length=20, description="5-digit ZIP code")]
+
+
+class BatchRequest(msgspec.Struct):
+    addresses: Annotated[
+        list[BatchAddress],
+        msgspec.Meta(
+            min_length=1,
+            description="The addresses, one request each of your daily plan. At most the server's batch size "
+            "(10,000 by default): a larger batch is refused with 413 and its limit.",
+        ),
+    ]
+    include_details: Annotated[
+        bool,
+        msgspec.Meta(description="Kept for SPEC §7 clients: every export has the full detail (scores, ratings, "
+                     "location, provenance) whatever this says."),
+    ] = True
+    callback_url: (
+        Annotated[
+            str, msgspec.Meta(max_length=2048, description="Called (POST, signed) when the batch ends; a public http(s) URL.")
+        ]
+        | None
+    ) = None
+
+
+class BatchAccepted(msgspec.Struct):
+    status: Literal["queued"]
+    job_id: str
+    export_id: str  # the job id: GET /api/v1/export/status/{export_id}, then /export/download/{export_id}
+    addresses: int  # requests charged
+    eta_seconds: int  # a first estimate; the status answer refines it as the batch runs
+    status_url: str
+
+
+class Progress(msgspec.Struct):
+    done: int
+    total: int
+
+
+class ExportStatus(msgspec.Struct):
+    status: Literal["queued", "running", "done", "failed"]
+    export_id: str
+    job_id: str
+    format: Literal["csv", "xlsx", "jsonl"]
+    progress: Progress
+    eta_seconds: int | None  # null once the batch has ended
+    error: str | None  # why it failed
+    download_url: str | None  # when done
+    download_urls: dict[str, str] | None  # every format of this export, when done
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class ExportCreateRequest(msgspec.Struct):
+    format: Annotated[str, msgspec.Meta(max_length=10, description="csv, xlsx or jsonl (json: jsonl)")]
+    export_id: Annotated[str, msgspec.Meta(max_length=100)] | None = None
+    job_id: Annotated[str, msgspec.Meta(max_length=100)] | None = None
+
+
+BATCH_EXAMPLE = {
+    "addresses": [
+        {"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104"},
+        {"address": "100 Biscayne Blvd", "city": "Miami", "state": "FL", "zip": "33130"},
+    ],
+    "include_details": True,
+}
+JOB_EXAMPLE_ID = "3f2b8c1e-5d4a-4e7b-9c1f-2a6d8e0b7c45"
+BATCH_ACCEPTED_EXAMPLE = {
+    "status": "queued", "job_id": JOB_EXAMPLE_ID, "export_id": JOB_EXAMPLE_ID, "addresses": 2, "eta_seconds": 2,
+    "status_url": f"/api/v1/export/status/{JOB_EXAMPLE_ID}",
+}
+EXPORT_STATUS_EXAMPLE = {
+    "status": "done", "export_id": f"{JOB_EXAMPLE_ID}.xlsx", "job_id": JOB_EXAMPLE_ID, "format": "xlsx",
+    "progress": {"done": 2, "total": 2}, "eta_seconds": None, "error": None,
+    "download_url": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.xlsx",
+    "download_urls": {
+        "csv": f"/api/v1/export/download/{JOB_EXAMPLE_ID}",
+        "xlsx": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.xlsx",
+        "jsonl": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.jsonl",
+    },
+    "created_at": "2026-11-25T12:00:00Z", "finished_at": "2026-11-25T12:00:02Z",
+}
+
+
+def export_download_url(export_id: str) -> str:
+    return f"/api/v1/export/download/{export_id}"
+
+
+def export_status(state: ExportState) -> ExportStatus:
+    job = state.job
+    urls = {fmt: export_download_url(str(ExportId(job.id, fmt))) for fmt in FORMATS} if state.ready else None
+    return ExportStatus(
+        status=job.status,  # type: ignore[arg-type]  # queued, running, done or failed (BatchJob)
+        export_id=state.export_id,
+        job_id=job.id,
+        format=state.format,  # type: ignore[arg-type]
+        progress=Progress(job.done, job.total),
+        eta_seconds=state.eta_seconds,
+        error=job.error,
+        download_url=export_download_url(state.export_id) if state.ready else None,
+        download_urls=urls,
+        created_at=job.created_at,
+        finished_at=job.finished_at,
     )

@@ -1,7 +1,7 @@
 """signed webhooks: each user's signing secret (encrypted), deliveries of batch events, attempts
 
 Revision ID: 0012_webhooks
-Revises: 0010_api_keys
+Revises: 0011_api_batches
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from alembic import op
 import adapters.db.base
 
 revision = '0012_webhooks'
-down_revision = '0010_api_keys'
+down_revision = '0011_api_batches'
 branch_labels = None
 depends_on = None
 

@@ -1,7 +1,7 @@
 """NRI census-tract scores, one row per tract and release; a building record's census tract
 
 Revision ID: 0013_nri_tracts
-Revises: 0010_api_keys
+Revises: 0012_webhooks
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0013_nri_tracts'
-down_revision = '0010_api_keys'
+down_revision = '0012_webhooks'
 branch_labels = None
 depends_on = None
 
