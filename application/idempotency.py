@@ -12,11 +12,13 @@ import hashlib
 import json
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import timedelta
 
 from application.errors import Conflict, InvalidInput
 from application.ports.clock import Clock
 from application.ports.idempotency import IdempotencyStore, StoredReply
+from application.ports.secrets import SecretBox
 
 KEY_LIFETIME = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
@@ -55,8 +57,10 @@ def request_fingerprint(method: str, path: str, body: bytes) -> str:
 
 
 class Idempotency:
-    def __init__(self, store: IdempotencyStore, clock: Clock) -> None:
+    def __init__(self, store: IdempotencyStore, box: SecretBox, clock: Clock) -> None:
         self._store = store
+        # A kept answer can hold a secret (POST /auth/token's bearer token): stored sealed.
+        self._box = box
         self._clock = clock
 
     async def run(
@@ -71,7 +75,8 @@ class Idempotency:
         except BaseException:
             await self._store.release(user_id, key)
             raise
-        await self._store.complete(user_id, key, reply)
+        sealed = self._box.seal(reply.body.decode(), owner=_owner(user_id, key))
+        await self._store.complete(user_id, key, replace(reply, body=sealed.encode()))
         return reply, False
 
     async def _claim(self, user_id: str, key: str, fingerprint: str) -> StoredReply | None:
@@ -90,9 +95,17 @@ class Idempotency:
                 raise Conflict(KEY_REUSED, code="idempotency_key_reused")
             if record.reply is None:
                 raise Conflict(KEY_IN_PROGRESS, code="idempotency_key_in_progress")
-            return record.reply
+            body = self._box.open(record.reply.body.decode(), owner=_owner(user_id, key))
+            if body is None:  # sealed under a secret key that has since changed: run it afresh
+                await self._store.expire(user_id, key, record.created_at + timedelta(microseconds=1))
+                continue
+            return replace(record.reply, body=body.encode())
         raise Conflict(KEY_IN_PROGRESS, code="idempotency_key_in_progress")
 
     async def purge(self) -> int:
         """Housekeeping: forget the keys older than 24 hours."""
         return await self._store.purge(self._clock.now() - KEY_LIFETIME)
+
+
+def _owner(user_id: str, key: str) -> str:
+    return f"{user_id}\x00{key}"

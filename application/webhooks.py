@@ -21,12 +21,12 @@ from application.ports.accounts import AccessClaims
 from application.ports.batch import BatchJob
 from application.ports.clock import Clock
 from application.ports.public_api import ApiCaller
+from application.ports.secrets import SecretBox
 from application.ports.webhook_delivery import (
     Delivery,
     DeliveryAttempt,
     DeliveryStore,
     HostResolver,
-    SecretBox,
     SigningSecretStore,
     WebhookSender,
 )
@@ -109,8 +109,8 @@ class Webhooks:
                 reason = refused_address_reason(address)
                 if reason is not None and address.lower() not in self._policy.allowed_hosts:
                     raise _refused(
-                        f"The callback URL's host {target.host} resolves to {reason}, which PerilScope does not "
-                        f"call. {ALLOW_HINT}"
+                        f"The callback URL's host {target.host} resolves to {address}, which PerilScope does not call "
+                        f"({reason}). {ALLOW_HINT}"
                     )
         return target.url, addresses[0]
 

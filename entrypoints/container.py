@@ -364,7 +364,10 @@ class Container(containers.DeclarativeContainer):
         max_addresses=settings.provided.api_batch_max_addresses,
     )
     idempotency = providers.Singleton(
-        Idempotency, store=providers.Singleton(SqlIdempotencyStore, sessions=session_factory, writer=writer), clock=clock
+        Idempotency,
+        store=providers.Singleton(SqlIdempotencyStore, sessions=session_factory, writer=writer),
+        box=providers.Singleton(AesGcmSecretBox, secret_key=settings.provided.secret_key, purpose="perilscope-idempotency"),
+        clock=clock
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)

@@ -134,10 +134,17 @@ def reference_index(engine: AsyncEngine):  # noqa: ANN201
 
 
 @pytest.fixture
+def container_settings() -> dict[str, object]:
+    """Settings of the test's container beyond the defaults: a test parametrizes this name to change them."""
+    return {}
+
+
+@pytest.fixture
 def container(
-    migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection, reference_index
+    migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection, reference_index,
+    container_settings: dict[str, object],
 ) -> Container:  # noqa: ANN001
-    container = build_container(settings_for_tests(migrated_database_url))
+    container = build_container(settings_for_tests(migrated_database_url, **container_settings))
     container.reference_index.override(reference_index)
     container.engine.override(engine)
     container.session_factory.override(create_session_factory(connection))

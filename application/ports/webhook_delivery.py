@@ -73,14 +73,6 @@ class SigningSecretStore(Protocol):
     async def replace(self, user_id: str, sealed: str, at: datetime) -> None: ...
 
 
-class SecretBox(Protocol):
-    """Encrypts a secret for one owner (adapters/security/secret_box.py)."""
-
-    def seal(self, secret: str, owner: str) -> str: ...
-
-    def open(self, sealed: str, owner: str) -> str | None: ...
-
-
 class HostResolver(Protocol):
     async def resolve(self, host: str, port: int) -> list[str]:
         """Every IP address `host` resolves to; an empty list when it does not resolve."""

@@ -4,9 +4,11 @@ done and then every format; scopes, limits, cross-user 404s, Idempotency-Key and
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
+import time
 import uuid
 
 import openpyxl
@@ -18,7 +20,9 @@ from application.api_batches import ApiBatches
 from application.ports.batch import BatchJob
 from entrypoints.container import Container
 from tests.api.test_public_api import create_key
+from domain.webhooks import verify
 from tests.conftest import sign_up_admin, sign_up_and_log_in
+from tests.integration.test_webhook_delivery import Receiver, receiver  # noqa: F401 - the fixture
 
 SEATTLE = {"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104"}
 MIAMI = {"address": "100 Biscayne Blvd", "city": "Miami", "state": "FL", "zip": "33130"}
@@ -40,17 +44,17 @@ class HeldQueue:
             await self._container.batch().run(self.held.pop(0))
 
 
-class RecordingListener:
+class RecordingWebhooks:
+    """Both webhook ports: accepts any callback URL and records the batches that ended."""
+
     def __init__(self) -> None:
         self.calls: list[tuple[BatchJob, str]] = []
 
-    async def batch_ended(self, job: BatchJob, callback_url: str) -> None:
-        self.calls.append((job, callback_url))
-
-
-class AcceptingCheck:
     async def check(self, url: str) -> str:
         return url
+
+    async def batch_ended(self, job: BatchJob, callback_url: str) -> None:
+        self.calls.append((job, callback_url))
 
 
 @pytest.fixture
@@ -198,18 +202,46 @@ async def test_batch_sizes_are_bounded(client: AsyncClient, container: Container
     assert long_field.status_code == 400
 
 
-async def test_a_refused_callback_url_is_400_and_charges_nothing(client: AsyncClient, queue: HeldQueue) -> None:
+@pytest.mark.parametrize(
+    "callback_url",
+    ["http://10.0.0.7/hooks", "http://169.254.169.254/latest/meta-data", "http://user:secret@8.8.8.8/hooks", "ftp://8.8.8.8/"],
+)
+async def test_a_refused_callback_url_is_400_and_charges_nothing(client: AsyncClient, queue: HeldQueue, callback_url: str) -> None:
     _, key = await api_user(client, "ann@example.com")
-    refused = await submit(client, key, [SEATTLE], callback_url="https://hooks.example.com/perilscope")
-    assert refused.status_code == 400 and refused.json()["code"] == "callback_url_refused"
-    assert "Webhooks are not available" in refused.json()["error"]
+    refused = await submit(client, key, [SEATTLE], callback_url=callback_url)
+    assert refused.status_code == 400 and refused.json()["code"] == "callback_url_refused", refused.text
     assert (await client.get("/api/v1/auth/verify", headers=key)).json()["used_today"] == 0 and queue.held == []
 
 
+# The operator's setting lets the test's own receiver on 127.0.0.1 through the SSRF check.
+@pytest.mark.parametrize("container_settings", [{"webhook_allowed_hosts": ("127.0.0.1",)}])
+async def test_a_finished_batch_posts_a_signed_event_to_its_real_callback_url(
+    client: AsyncClient, queue: HeldQueue, receiver: Receiver
+) -> None:
+    ann, key = await api_user(client, "ann@example.com")
+    accepted = await submit(client, key, [SEATTLE, MIAMI], callback_url=receiver.url)
+    assert accepted.status_code == 202, accepted.text
+
+    await queue.run_all()
+    for _ in range(200):  # the first attempt runs in the background, right after the job ends
+        if receiver.received:
+            break
+        await asyncio.sleep(0.05)
+
+    [(headers, body)] = receiver.received
+    secret = (await client.get("/api/webhooks/secret", headers=ann["headers"])).json()["secret"]
+    assert verify(secret, headers["x-perilscope-signature"], body, now=int(time.time()))
+    assert not verify(secret, headers["x-perilscope-signature"], body.replace(b"done", b"dune"), now=int(time.time()))
+    event = json.loads(body)
+    assert headers["x-perilscope-event"] == event["type"] == "batch.completed"
+    assert event["data"]["job_id"] == accepted.json()["job_id"] and event["data"]["status"] == "done"
+    download = await client.get(event["data"]["download_url"], headers=key)
+    assert download.status_code == 200 and "701 5th Ave" in download.text
+
+
 async def test_the_listener_hears_once_with_the_finished_job(client: AsyncClient, container: Container, queue: HeldQueue) -> None:
-    listener = RecordingListener()
-    container.batch_ended_listener.override(providers.Object(listener))
-    container.callback_url_check.override(providers.Object(AcceptingCheck()))
+    listener = RecordingWebhooks()
+    container.webhooks.override(providers.Object(listener))
     _, key = await api_user(client, "ann@example.com")
     accepted = await submit(client, key, [SEATTLE], callback_url="https://hooks.example.com/perilscope")
     assert accepted.status_code == 202, accepted.text

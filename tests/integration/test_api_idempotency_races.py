@@ -13,15 +13,18 @@ from adapters.clock import SystemClock
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.idempotency_repository import SqlIdempotencyStore
 from adapters.db.writer import SqlWriter
+from adapters.security.secret_box import AesGcmSecretBox
 from application.errors import Conflict
 from application.idempotency import Idempotency
 from application.ports.idempotency import StoredReply
+from tests.conftest import TEST_SECRET
 from tests.integration.test_api_daily_limit_concurrency import own_engine, user_id  # noqa: F401 - fixtures
 
 
 def idempotency_of(engine: AsyncEngine) -> Idempotency:
     sessions = create_session_factory(engine)
-    return Idempotency(SqlIdempotencyStore(sessions, SqlWriter(sessions)), SystemClock())
+    box = AesGcmSecretBox(TEST_SECRET, purpose="perilscope-idempotency")
+    return Idempotency(SqlIdempotencyStore(sessions, SqlWriter(sessions)), box, SystemClock())
 
 
 async def test_concurrent_duplicates_run_once(migrated_database_url: str, user_id: str) -> None:  # noqa: F811

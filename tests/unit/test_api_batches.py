@@ -10,6 +10,8 @@ from datetime import timedelta
 
 import pytest
 
+from adapters.security.secret_box import AesGcmSecretBox
+
 from application.api_batches import ApiBatches, ExportId
 from application.api_plans import ApiPlans
 from application.errors import Conflict, Forbidden, InvalidInput, NotFound, StorageFull, TooLarge, TooManyRequests
@@ -19,6 +21,7 @@ from application.ports.idempotency import StoredReply
 from application.ports.public_api import ApiCaller
 from domain.api_access import ApiScope, Plan, UserPlan
 from domain.batch_input import INDEX_COLUMN, SubmittedAddress
+from tests.conftest import TEST_SECRET
 from tests.fakes import BatchWorld, DictRoles, FakeClock, in_memory_batch
 from tests.fakes_api import InMemoryDailyUsage, InMemoryIdempotencyKeys, InMemoryPlans
 
@@ -204,7 +207,7 @@ def test_export_ids_name_a_job_and_a_format() -> None:
 
 def idempotency() -> tuple[Idempotency, InMemoryIdempotencyKeys, FakeClock]:
     store, clock = InMemoryIdempotencyKeys(), FakeClock()
-    return Idempotency(store, clock), store, clock
+    return Idempotency(store, AesGcmSecretBox(TEST_SECRET, purpose="perilscope-idempotency"), clock), store, clock
 
 
 class Counter:
@@ -225,6 +228,20 @@ async def test_a_retry_with_the_same_key_gets_the_first_answer_and_runs_once() -
     assert (replayed_first, replayed) == (False, True) and again == first and counter.runs == 1
     other_user, replayed_other = await keys.run("bob", "k-1", fingerprint, counter.work)  # keys are per user
     assert not replayed_other and counter.runs == 2
+
+
+async def test_a_kept_answer_is_stored_sealed_for_its_user_and_key() -> None:
+    keys, store, _ = idempotency()
+    token_answer = StoredReply(200, b'{"access_token": "ps_tok_secret-bearer"}')
+    await keys.run("ann", "k-1", "f", lambda: _returning(token_answer))
+    [kept] = [record.reply for record in store.rows.values()]
+    assert b"secret-bearer" not in kept.body  # a database reader sees no token
+    again, replayed = await keys.run("ann", "k-1", "f", lambda: _returning(StoredReply(200, b"{}")))
+    assert replayed and again == token_answer
+
+
+async def _returning(reply: StoredReply) -> StoredReply:
+    return reply
 
 
 async def test_a_key_with_another_body_or_still_running_is_a_conflict() -> None:
