@@ -12,6 +12,8 @@ from adapters.db.engine import create_engine, create_session_factory, is_sqlite
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
 from adapters.exports.detailed_writers import DetailedExportFiles
+from adapters.files.local import LocalFileStore
+from adapters.files.s3 import S3FileStore, s3_client
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
 from adapters.identity.pending_state import SignedPendingSignIn
@@ -299,6 +301,19 @@ class Container(containers.DeclarativeContainer):
         plans=api_plans,
         answers=providers.Singleton(SqlApiAnswerStore, sessions=session_factory, writer=writer),
         clock=clock,
+    )
+
+    # --- files: uploads, chunk results and exports, streamed ------------------------------
+    file_store = providers.Selector(
+        providers.Callable(lambda s: s.file_store, settings),
+        local=providers.Singleton(LocalFileStore, root=settings.provided.files_dir),
+        s3=providers.Singleton(
+            S3FileStore,
+            client=providers.Singleton(
+                s3_client, endpoint_url=settings.provided.s3_endpoint_url, region=settings.provided.s3_region
+            ),
+            bucket=settings.provided.s3_bucket,
+        ),
     )
 
     # --- batch ---------------------------------------------------------------------

@@ -19,6 +19,7 @@ OIDC_PROVIDERS = ("google", "github", "facebook", "x")
 GEOCODERS = ("embedded", "census")
 PLACES_PROVIDERS = ("registry", "google", "yelp")
 THROTTLES = ("database", "redis")
+FILE_STORES = ("local", "s3")
 
 
 class SettingsError(RuntimeError):
@@ -68,6 +69,11 @@ class Settings:
     google_maps_api_key: str | None = None
     yelp_api_key: str | None = None
     log_level: str = "INFO"
+    file_store: str = "local"  # where uploads and exports live: 'local' (files_dir) or 's3'
+    files_dir: Path = PROJECT_ROOT / "var" / "files"
+    s3_endpoint_url: str | None = None  # unset: AWS S3 itself; else MinIO, Ceph, R2...
+    s3_bucket: str | None = None
+    s3_region: str | None = None
 
     @property
     def is_development(self) -> bool:
@@ -123,6 +129,11 @@ class Settings:
             google_maps_api_key=get("GOOGLE_MAPS_API_KEY"),
             yelp_api_key=get("YELP_API_KEY"),
             log_level=get("PERILSCOPE_LOG_LEVEL", defaults.log_level),
+            file_store=get("PERILSCOPE_FILE_STORE", defaults.file_store),
+            files_dir=Path(get("PERILSCOPE_FILES_DIR", str(var_dir / "files"))).resolve(),
+            s3_endpoint_url=get("PERILSCOPE_S3_ENDPOINT_URL"),
+            s3_bucket=get("PERILSCOPE_S3_BUCKET"),
+            s3_region=get("PERILSCOPE_S3_REGION"),
         )
         settings.check()
         return settings
@@ -146,6 +157,15 @@ class Settings:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:
             raise SettingsError(f"PERILSCOPE_THROTTLE must be one of {', '.join(THROTTLES)}, not {self.throttle!r}.")
+        if self.file_store not in FILE_STORES:
+            raise SettingsError(
+                f"PERILSCOPE_FILE_STORE must be one of {', '.join(FILE_STORES)}, not {self.file_store!r}."
+            )
+        if self.file_store == "s3" and not self.s3_bucket:
+            raise SettingsError(
+                "PERILSCOPE_FILE_STORE=s3 needs PERILSCOPE_S3_BUCKET (and PERILSCOPE_S3_ENDPOINT_URL for a store "
+                "other than AWS S3; credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)."
+            )
         if self.places_provider not in PLACES_PROVIDERS:
             raise SettingsError(
                 f"PERILSCOPE_PLACES_PROVIDER must be one of {', '.join(PLACES_PROVIDERS)}, "
