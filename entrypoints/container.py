@@ -25,11 +25,10 @@ from adapters.db.api_repositories import SqlApiAnswerStore, SqlApiKeyStore, SqlD
 from application.api_keys import ApiKeyService
 from application.api_plans import ApiPlans
 from application.public_api import PublicApi
-from adapters.security.attempt_limiter import SlidingWindowLimiter
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from adapters.security.passwords import Argon2PasswordHasher
-from adapters.security.redis_throttle import RedisAttemptThrottle, redis_client
-from adapters.db.throttle import SqlAttemptThrottle
+from adapters.security.redis_throttle import RedisAttemptThrottle, RedisRequestWindow, redis_client
+from adapters.db.throttle import SqlAttemptThrottle, SqlRequestWindow
 from adapters.db.settings_repository import SqlSystemSettingsStore
 from adapters.db.user_directory import SqlUserDirectory
 from adapters.db.user_roles import CachedUserRoles
@@ -92,16 +91,18 @@ class Container(containers.DeclarativeContainer):
         secret=settings.provided.secret_key,
         lifetime_seconds=providers.Callable(lambda s: s.access_token_minutes * 60, settings),
     )
-    # Sign-in, sign-up, reset and contact throttles, shared by every process: the database by
-    # default, Redis when PERILSCOPE_THROTTLE=redis.
+    # Sign-in, sign-up, reset and contact throttles and the request rate limit, shared by every
+    # process: Redis when PERILSCOPE_THROTTLE=redis (the default with the Redis queue), else the database.
+    throttle_redis = providers.Singleton(redis_client, settings.provided.redis_url)
     attempt_throttle = providers.Selector(
         providers.Callable(lambda s: s.throttle, settings),
         database=providers.Singleton(SqlAttemptThrottle, sessions=session_factory, writer=writer, clock=clock),
-        redis=providers.Singleton(
-            RedisAttemptThrottle,
-            redis=providers.Singleton(redis_client, settings.provided.redis_url),
-            clock=clock,
-        ),
+        redis=providers.Singleton(RedisAttemptThrottle, redis=throttle_redis, clock=clock),
+    )
+    request_window = providers.Selector(
+        providers.Callable(lambda s: s.throttle, settings),
+        database=providers.Singleton(SqlRequestWindow, writer=writer, clock=clock),
+        redis=providers.Singleton(RedisRequestWindow, redis=throttle_redis, clock=clock),
     )
 
     mailer = providers.Selector(
@@ -135,9 +136,8 @@ class Container(containers.DeclarativeContainer):
     request_rate_limit = providers.Singleton(
         RequestRateLimit,
         settings=system_settings,
-        window=providers.Singleton(
-            SlidingWindowLimiter, max_failures=settings.provided.rate_limit_per_minute, window_seconds=60
-        ),
+        window=request_window,
+        per_minute=settings.provided.rate_limit_per_minute,
     )
 
     # --- two-factor sign-in --------------------------------------------------------------

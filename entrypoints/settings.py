@@ -63,7 +63,7 @@ class Settings:
     job_queue: str = "inprocess"  # or 'taskiq' (workers: `perilscope worker`)
     redis_url: str = "redis://127.0.0.1:6379/0"
     signups_per_address_per_hour: int = 20
-    throttle: str = "database"  # where sign-in and other attempt counters live: 'database' or 'redis'
+    throttle: str = "database"  # where sign-in attempts and request counts live: 'database' or 'redis'
     job_queue_name: str = "perilscope:batch"
     places_provider: str = "registry"  # or 'google', 'yelp'
     google_maps_api_key: str | None = None
@@ -122,7 +122,8 @@ class Settings:
             geocoder=get("PERILSCOPE_GEOCODER", defaults.geocoder),
             job_queue=get("PERILSCOPE_JOB_QUEUE", defaults.job_queue),
             redis_url=get("REDIS_URL", defaults.redis_url),
-            throttle=get("PERILSCOPE_THROTTLE", defaults.throttle),
+            # Counters live where the queue does: Redis with the Redis queue, else the database.
+            throttle=get("PERILSCOPE_THROTTLE", "redis" if get("PERILSCOPE_JOB_QUEUE") == "taskiq" else defaults.throttle),
             signups_per_address_per_hour=int(get("PERILSCOPE_SIGNUPS_PER_ADDRESS_PER_HOUR", "20")),
             job_queue_name=get("PERILSCOPE_JOB_QUEUE_NAME", defaults.job_queue_name),
             places_provider=get("PERILSCOPE_PLACES_PROVIDER", defaults.places_provider),

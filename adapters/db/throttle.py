@@ -1,6 +1,6 @@
-"""`AttemptThrottle` in the database: one conditional upsert per attempt, so the check and the
-count are a single atomic statement on SQLite and PostgreSQL alike (domain/throttling.py is
-the model this statement implements)."""
+"""`AttemptThrottle` and `RequestWindow` in the database: one conditional upsert per attempt, so
+the check and the count are a single atomic statement on SQLite and PostgreSQL alike
+(domain/throttling.py is the model the attempt statement implements)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,37 @@ class SqlAttemptThrottle:
 
     async def clear(self, key: str) -> None:
         await self._writer.execute(delete(ThrottleCounterRow).where(ThrottleCounterRow.key == hashed_key(key)))
+
+
+class SqlRequestWindow:
+    """Fixed windows in the throttle counters' table: a key's row holds the requests admitted since
+    its window began and when the last one came; a last request before the current window began
+    means the count starts over. No migration: the row's meaning is the attempt throttle's."""
+
+    def __init__(self, writer: SqlWriter, clock: Clock) -> None:
+        self._writer = writer
+        self._clock = clock
+
+    async def admit(self, key: str, limit: int, window_seconds: int) -> float:
+        now = self._clock.now().timestamp()
+        window_start = now - now % window_seconds
+        row = ThrottleCounterRow.__table__.c
+        async with self._writer.session() as session:
+            insert = upsert_insert(session.bind.dialect.name, ThrottleCounterRow).values(
+                key=hashed_key(key), attempts=1, last_attempt_at=now
+            )
+            statement = insert.on_conflict_do_update(
+                index_elements=["key"],
+                set_={
+                    "attempts": case((row.last_attempt_at < window_start, 1), else_=row.attempts + 1),
+                    "last_attempt_at": now,
+                },
+                where=or_(row.last_attempt_at < window_start, row.attempts < limit),
+            ).returning(row.attempts)
+            admitted = (await session.execute(statement)).first() is not None
+            if admitted:
+                await session.commit()
+        return 0.0 if admitted else max(window_start + window_seconds - now, 1.0)
 
 
 def _wait_after(attempts, rule: ThrottleRule):  # noqa: ANN001, ANN202
