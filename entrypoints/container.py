@@ -45,6 +45,7 @@ from domain.system_settings import SystemSettings
 from adapters.db.batch_repository import SqlBatchStore
 from adapters.db.batch_usage_repository import SqlBatchRowLedger
 from adapters.jobs.in_process import InProcessJobQueue
+from adapters.metrics.prometheus import PrometheusMetrics
 from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 from application.batch import BatchService
 from application.batch_limits import BatchAllowance, BatchLimits
@@ -77,6 +78,7 @@ class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
 
     clock = providers.Singleton(SystemClock)
+    metrics = providers.Singleton(PrometheusMetrics)
     engine = providers.Singleton(create_engine, url=settings.provided.database_url)
     # Tests override this with a factory bound to one connection inside a rolled-back transaction.
     session_factory = providers.Singleton(create_session_factory, bind=engine)
@@ -274,6 +276,7 @@ class Container(containers.DeclarativeContainer):
         quota=search_quota,
         clock=clock,
         settings=system_settings,
+        metrics=metrics,
     )
 
     # --- public API (/api/v1): keys, short-lived bearer tokens, plans and daily limits ------
@@ -318,7 +321,7 @@ class Container(containers.DeclarativeContainer):
 
     # --- batch ---------------------------------------------------------------------
     batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory, writer=writer)
-    in_process_queue = providers.Singleton(InProcessJobQueue)
+    in_process_queue = providers.Singleton(InProcessJobQueue, metrics=metrics)
     job_queue = providers.Selector(
         providers.Callable(lambda s: s.job_queue, settings),
         inprocess=in_process_queue,

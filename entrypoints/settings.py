@@ -69,6 +69,7 @@ class Settings:
     google_maps_api_key: str | None = None
     yelp_api_key: str | None = None
     log_level: str = "INFO"
+    metrics_token: str | None = None  # /metrics answers only this bearer; unset: no /metrics
     file_store: str = "local"  # where uploads and exports live: 'local' (files_dir) or 's3'
     files_dir: Path = PROJECT_ROOT / "var" / "files"
     s3_endpoint_url: str | None = None  # unset: AWS S3 itself; else MinIO, Ceph, R2...
@@ -130,6 +131,7 @@ class Settings:
             google_maps_api_key=get("GOOGLE_MAPS_API_KEY"),
             yelp_api_key=get("YELP_API_KEY"),
             log_level=get("PERILSCOPE_LOG_LEVEL", defaults.log_level),
+            metrics_token=get("PERILSCOPE_METRICS_TOKEN"),
             file_store=get("PERILSCOPE_FILE_STORE", defaults.file_store),
             files_dir=Path(get("PERILSCOPE_FILES_DIR", str(var_dir / "files"))).resolve(),
             s3_endpoint_url=get("PERILSCOPE_S3_ENDPOINT_URL"),
@@ -158,6 +160,8 @@ class Settings:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:
             raise SettingsError(f"PERILSCOPE_THROTTLE must be one of {', '.join(THROTTLES)}, not {self.throttle!r}.")
+        if self.metrics_token is not None and len(self.metrics_token) < 24:
+            raise SettingsError("PERILSCOPE_METRICS_TOKEN must be at least 24 characters long (a random value).")
         if self.file_store not in FILE_STORES:
             raise SettingsError(
                 f"PERILSCOPE_FILE_STORE must be one of {', '.join(FILE_STORES)}, not {self.file_store!r}."
