@@ -1,9 +1,11 @@
 """Two real server processes share one request rate limit: requests split between them are
-refused once the limit is reached in total, on one SQLite file and on PostgreSQL with Redis."""
+refused once the limit is reached in total, on one SQLite file and on PostgreSQL with Redis;
+and with PROMETHEUS_MULTIPROC_DIR either one's /metrics counts the requests of both."""
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 import uuid
 from collections.abc import Iterator
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from sqlalchemy import delete
 
@@ -21,17 +24,21 @@ from tests.integration.test_taskiq_worker import REDIS_URL, _redis_up
 from tests.processes import create_admin, start_server, stop
 
 PER_MINUTE = 6
+METRICS_TOKEN = secrets.token_urlsafe(32)
 SEATTLE = "701 5th Ave, Seattle, WA 98104"
 
 
-@pytest.fixture
-def two_servers(migrated_database_url: str, tmp_path: Path) -> Iterator[tuple[list[str], str]]:
+@pytest.fixture(scope="module")
+def two_servers(migrated_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str], str]]:
     """Two `perilscope serve` processes on one database: on SQLite the counters live in the
     file; on PostgreSQL they live in Redis (as with the Redis queue)."""
+    tmp_path = tmp_path_factory.mktemp("two-servers")
+    (tmp_path / "metrics").mkdir()
     env = {
         "DATABASE_URL": migrated_database_url, "PERILSCOPE_ENV": "test", "PERILSCOPE_LOG_LEVEL": "WARNING",
         "PERILSCOPE_RATE_LIMIT_PER_MINUTE": str(PER_MINUTE), "PERILSCOPE_VAR_DIR": str(tmp_path / "var"),
         "PERILSCOPE_THROTTLE": "database",
+        "PERILSCOPE_METRICS_TOKEN": METRICS_TOKEN, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
     }
     if migrated_database_url.startswith("postgresql"):
         if not _redis_up():
@@ -79,3 +86,20 @@ def test_requests_split_between_two_servers_share_one_limit(two_servers: tuple[l
             assert answer.json()["code"] == "rate_limited" and int(answer.headers["retry-after"]) >= 1
     # Each server alone would admit PER_MINUTE; together they admit PER_MINUTE, then refuse.
     assert statuses == [200] * PER_MINUTE + [429] * 4, statuses
+
+
+def test_either_servers_metrics_count_the_requests_of_both(two_servers: tuple[list[str], str]) -> None:
+    urls, _ = two_servers
+    for url in urls:
+        for _ in range(3):
+            assert httpx.get(f"{url}/health").status_code == 200
+    for url in urls:
+        scraped = httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+        assert scraped.status_code == 200, scraped.text
+        health = [
+            sample.value
+            for family in text_string_to_metric_families(scraped.text)
+            for sample in family.samples
+            if sample.name == "perilscope_http_requests_total" and sample.labels.get("path") == "/health"
+        ]
+        assert health == [6.0]
