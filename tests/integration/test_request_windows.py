@@ -4,7 +4,6 @@ get more than the limit in a window, a new window starts over, and keys are inde
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -13,11 +12,10 @@ import pytest
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.throttle import SqlRequestWindow
 from adapters.db.writer import SqlWriter
-from adapters.security.redis_throttle import RedisRequestWindow, redis_client
-from tests.conftest import IN_CI
+from adapters.security.redis_throttle import RedisRequestWindow
+from tests.conftest import connect_test_redis
 from tests.fakes import FakeClock
 
-REDIS_URL = os.environ.get("PERILSCOPE_TEST_REDIS", "redis://127.0.0.1:6379/15")
 LIMIT, WINDOW = 7, 60
 # 20 s into a minute: the windows are aligned to the epoch, so the test knows when this one ends.
 START = datetime(2026, 3, 14, 9, 0, 20, tzinfo=UTC)
@@ -34,14 +32,7 @@ async def database_window(migrated_database_url: str):  # noqa: ANN201
 
 @pytest.fixture
 async def redis_window():  # noqa: ANN201
-    redis = redis_client(REDIS_URL)
-    try:
-        await redis.ping()
-    except Exception as error:  # noqa: BLE001
-        await redis.aclose()
-        if IN_CI:
-            pytest.fail(f"Redis at {REDIS_URL} is unavailable: {error} (CI=true: required, not skipped)")
-        pytest.skip(f"Redis at {REDIS_URL} is unavailable: {error}")
+    redis = await connect_test_redis()
     clock = FakeClock(START)
     yield RedisRequestWindow(redis, clock, prefix=f"test:{uuid.uuid4().hex}:"), clock
     await redis.aclose()
