@@ -50,7 +50,8 @@ class S3FileWriter:
     async def write(self, chunk: bytes) -> None:
         self._buffer += chunk
         while len(self._buffer) >= self._part_size:
-            part = bytes(self._buffer[: self._part_size])
+            with memoryview(self._buffer) as view:  # one copy of the part, not two
+                part = bytes(view[: self._part_size])
             del self._buffer[: self._part_size]
             await self._upload_part(part)
 
