@@ -5,6 +5,7 @@ The answer is a `LookupResult` (domain/lookup_result.py); JSON is made at the ed
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -13,6 +14,7 @@ from application.errors import InvalidInput, NotFound
 from application.ports.accounts import AccessClaims
 from application.ports.clock import Clock
 from application.ports.lookup import AddressParser, CountyLocator, CountyPerils, DataCatalogue, Geocoder, NaicsClassifier, PerilScoresSource, PlacesProvider, PropertyRecords, SearchStore, StoredSearch, TractPerilsSource
+from application.ports.metrics import Metrics, NoMetrics
 from application.ports.settings import SystemSettingsStore
 from application.search_quota import SearchQuota
 from domain.address import AddressError
@@ -56,12 +58,14 @@ class LookupService:
         quota: SearchQuota,
         clock: Clock,
         settings: SystemSettingsStore,
+        metrics: Metrics | None = None,
     ) -> None:
         self._p = providers
         self._searches = searches
         self.quota = quota
         self._clock = clock
         self._settings = settings
+        self._metrics = metrics or NoMetrics()
 
     def parse(self, text: str) -> ParsedAddress:
         try:
@@ -74,7 +78,7 @@ class LookupService:
         charge = await self.quota.room_for_one(caller)  # refused before any provider is called
         query = text.strip()
         cached = await self._cached_answer(address, query)
-        result = cached or await self.answer(address, query=query)
+        result = cached or await self.answer(address, query=query, source=SINGLE)
         if not result.location.located:
             raise NotFound(not_located_message(address, result.location.notes))  # and not charged
         search = StoredSearch(
@@ -121,8 +125,14 @@ class LookupService:
                                cache_max_age_hours=CACHE_HOURS),
         )
 
-    async def answer(self, address: ParsedAddress, query: str) -> LookupResult:
+    async def answer(self, address: ParsedAddress, query: str, source: str = BATCH) -> LookupResult:
         """The full answer for one parsed address (shared by single lookups and batches)."""
+        started = time.perf_counter()
+        result = await self._answer(address, query)
+        self._metrics.lookup_answered(time.perf_counter() - started, source, result.location.located)
+        return result
+
+    async def _answer(self, address: ParsedAddress, query: str) -> LookupResult:
         # Sequential on purpose: each is one indexed query, and the embedded adapters share a database.
         building = await self._p.buildings.building_at(address.key)
         point = await self._p.geocoder.geocode(address)

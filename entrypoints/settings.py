@@ -22,6 +22,7 @@ THROTTLES = ("database", "redis")
 # A public API batch is one JSON body: at most this many addresses of at most ~450 bytes each
 # fit the 16 MB the batch routes read (entrypoints/http/routes/v1_batches.py).
 API_BATCH_ADDRESSES_CEILING = 30_000
+FILE_STORES = ("local", "s3")
 
 
 class SettingsError(RuntimeError):
@@ -66,7 +67,7 @@ class Settings:
     job_queue: str = "inprocess"  # or 'taskiq' (workers: `perilscope worker`)
     redis_url: str = "redis://127.0.0.1:6379/0"
     signups_per_address_per_hour: int = 20
-    throttle: str = "database"  # where sign-in and other attempt counters live: 'database' or 'redis'
+    throttle: str = "database"  # where sign-in attempts and request counts live: 'database' or 'redis'
     job_queue_name: str = "perilscope:batch"
     places_provider: str = "registry"  # or 'google', 'yelp'
     google_maps_api_key: str | None = None
@@ -75,6 +76,12 @@ class Settings:
     # Hosts (names or IPs) webhooks may call although they resolve to a private or loopback
     # address; lower case. Empty: only public addresses are called.
     webhook_allowed_hosts: tuple[str, ...] = ()
+    metrics_token: str | None = None  # /metrics answers only this bearer; unset: no /metrics
+    file_store: str = "local"  # where uploads and exports live: 'local' (files_dir) or 's3'
+    files_dir: Path = PROJECT_ROOT / "var" / "files"
+    s3_endpoint_url: str | None = None  # unset: AWS S3 itself; else MinIO, Ceph, R2...
+    s3_bucket: str | None = None
+    s3_region: str | None = None
 
     @property
     def is_development(self) -> bool:
@@ -126,7 +133,8 @@ class Settings:
             geocoder=get("PERILSCOPE_GEOCODER", defaults.geocoder),
             job_queue=get("PERILSCOPE_JOB_QUEUE", defaults.job_queue),
             redis_url=get("REDIS_URL", defaults.redis_url),
-            throttle=get("PERILSCOPE_THROTTLE", defaults.throttle),
+            # Counters live where the queue does: Redis with the Redis queue, else the database.
+            throttle=get("PERILSCOPE_THROTTLE", "redis" if get("PERILSCOPE_JOB_QUEUE") == "taskiq" else defaults.throttle),
             signups_per_address_per_hour=int(get("PERILSCOPE_SIGNUPS_PER_ADDRESS_PER_HOUR", "20")),
             job_queue_name=get("PERILSCOPE_JOB_QUEUE_NAME", defaults.job_queue_name),
             places_provider=get("PERILSCOPE_PLACES_PROVIDER", defaults.places_provider),
@@ -137,6 +145,12 @@ class Settings:
                 h.strip().strip("[]").lower() for h in (get("PERILSCOPE_WEBHOOK_ALLOWED_HOSTS") or "").split(",")
                 if h.strip()
             ),
+            metrics_token=get("PERILSCOPE_METRICS_TOKEN"),
+            file_store=get("PERILSCOPE_FILE_STORE", defaults.file_store),
+            files_dir=Path(get("PERILSCOPE_FILES_DIR", str(var_dir / "files"))).resolve(),
+            s3_endpoint_url=get("PERILSCOPE_S3_ENDPOINT_URL"),
+            s3_bucket=get("PERILSCOPE_S3_BUCKET"),
+            s3_region=get("PERILSCOPE_S3_REGION"),
         )
         settings.check()
         return settings
@@ -165,6 +179,17 @@ class Settings:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:
             raise SettingsError(f"PERILSCOPE_THROTTLE must be one of {', '.join(THROTTLES)}, not {self.throttle!r}.")
+        if self.metrics_token is not None and len(self.metrics_token) < 24:
+            raise SettingsError("PERILSCOPE_METRICS_TOKEN must be at least 24 characters long (a random value).")
+        if self.file_store not in FILE_STORES:
+            raise SettingsError(
+                f"PERILSCOPE_FILE_STORE must be one of {', '.join(FILE_STORES)}, not {self.file_store!r}."
+            )
+        if self.file_store == "s3" and not self.s3_bucket:
+            raise SettingsError(
+                "PERILSCOPE_FILE_STORE=s3 needs PERILSCOPE_S3_BUCKET (and PERILSCOPE_S3_ENDPOINT_URL for a store "
+                "other than AWS S3; credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)."
+            )
         if self.places_provider not in PLACES_PROVIDERS:
             raise SettingsError(
                 f"PERILSCOPE_PLACES_PROVIDER must be one of {', '.join(PLACES_PROVIDERS)}, "

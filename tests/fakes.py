@@ -205,6 +205,20 @@ class InMemoryThrottle:
         self.states.pop(key, None)
 
 
+class InMemoryRequestWindow:
+    """Fixed windows over a dict: (key, window number) -> requests counted."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self._clock = clock
+        self.counts: dict[tuple[str, int], int] = {}
+
+    async def admit(self, key: str, limit: int, window_seconds: int) -> float:
+        now = self._clock.now().timestamp()
+        window = int(now // window_seconds)
+        self.counts[key, window] = self.counts.get((key, window), 0) + 1
+        return 0.0 if self.counts[key, window] <= limit else max((window + 1) * window_seconds - now, 1.0)
+
+
 class InMemoryRoles:
     def __init__(self, store: Store) -> None:
         self._s = store
@@ -403,7 +417,6 @@ def in_memory_lookup(
 ) -> LookupWorld:
     """Anchorage's ZIP 99503 lies in one county; 99501 is split between two by its addresses."""
     from adapters.address_parser import UsaddressParser
-    from adapters.security.attempt_limiter import SlidingWindowLimiter
     from application.rate_limit import RequestRateLimit
     from application.search_quota import SearchQuota
 
@@ -430,7 +443,7 @@ def in_memory_lookup(
         ledger=InMemoryQuotaLedger(searches),
         searches=searches,
         settings=settings,
-        rate_limit=RequestRateLimit(settings, SlidingWindowLimiter(max_failures=1000, window_seconds=60, clock=clock.monotonic)),
+        rate_limit=RequestRateLimit(settings, InMemoryRequestWindow(clock), per_minute=1000),
         roles=DictRoles(users),
         clock=clock,
     )

@@ -7,6 +7,8 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
+from application.ports.metrics import Metrics, NoMetrics
+
 log = logging.getLogger("perilscope.jobs")
 
 
@@ -15,22 +17,36 @@ class JobRunner(Protocol):
 
 
 class InProcessJobQueue:
-    def __init__(self, service: Callable[[], JobRunner], concurrency: int = 1) -> None:
+    def __init__(self, service: Callable[[], JobRunner], concurrency: int = 1, metrics: Metrics | None = None) -> None:
         self._service = service
         self._slots = asyncio.Semaphore(concurrency)  # one batch at a time keeps lookups responsive
         self._tasks: set[asyncio.Task[None]] = set()
+        self._running = 0
+        self._metrics = metrics or NoMetrics()
 
     async def enqueue(self, job_id: str) -> None:
         task = asyncio.create_task(self._guarded(job_id), name=f"batch-job-{job_id}")
         self._tasks.add(task)  # keep a reference until it ends
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._ended)
+        self._report()
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._report()
+
+    def _report(self) -> None:
+        self._metrics.job_queue_changed(waiting=len(self._tasks) - self._running, running=self._running)
 
     async def _guarded(self, job_id: str) -> None:
         async with self._slots:
+            self._running += 1
+            self._report()
             try:
                 await self._service().run(job_id)
             except Exception:  # the job row already says it failed
                 log.exception("batch job failed", extra={"job_id": job_id})
+            finally:
+                self._running -= 1
 
     async def drain(self) -> None:
         """Wait for every queued job (tests, and a graceful shutdown)."""

@@ -13,6 +13,8 @@ from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
 from entrypoints.http.housekeeping import UploadPurger
 from entrypoints.http.webhook_pump import WebhookPump
+from entrypoints.http.metrics import ROUTES as METRICS_ROUTES
+from entrypoints.http.metrics import http_metrics_middleware
 from entrypoints.http.openapi import openapi_config
 from entrypoints.http.request_id import request_id_middleware
 from entrypoints.http.routes import ROUTE_HANDLERS
@@ -56,10 +58,10 @@ def create_app(container: Container) -> Litestar:
         await container.webhook_sender().aclose()
 
     app = Litestar(
-        route_handlers=[*ROUTE_HANDLERS, swagger_assets, *spa_routes(settings.web_dist)],
+        route_handlers=[*ROUTE_HANDLERS, *METRICS_ROUTES, swagger_assets, *spa_routes(settings.web_dist)],
         dependencies=DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[request_id_middleware],
+        middleware=[http_metrics_middleware(), request_id_middleware],
         # Secure cookies and HSTS go together: both when the public base URL is https.
         before_send=[security_headers_hook(https=settings.secure_cookies)],
         before_request=refuse_bad_requests,

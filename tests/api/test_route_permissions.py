@@ -12,10 +12,12 @@ from entrypoints.container import Container
 from tests.conftest import sign_up_admin, sign_up_and_log_in
 
 PUBLIC, USER, ADMIN = "public", "user", "admin"
+METRICS_TOKEN = "metrics token"  # /metrics: the bearer of PERILSCOPE_METRICS_TOKEN only (test_metrics.py)
 API_KEY = "api key"  # the public API: an API key or its bearer token, never a web session
 
 ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/health"): PUBLIC,
+    ("GET", "/metrics"): METRICS_TOKEN,
     ("GET", "/ready"): PUBLIC,
     ("POST", "/api/auth/signup"): PUBLIC,
     ("POST", "/api/auth/login"): PUBLIC,
@@ -117,6 +119,9 @@ async def test_route_permissions(client: AsyncClient, container: Container, meth
         return (await client.request(method, url, headers=headers, json={})).status_code
 
     anonymous, as_user, as_admin = await call(None), await call(regular), await call(admin)
+    if access == METRICS_TOKEN:  # no session opens it; without the setting it is not there
+        assert anonymous == as_user == as_admin == 404
+        return
     if access == PUBLIC:
         assert anonymous not in (401, 403)
         return
