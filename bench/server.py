@@ -60,11 +60,16 @@ def running_server(workers: int = 1, extra_env: dict[str, str] | None = None):
             server.wait(timeout=20)
 
 
-def admin_token(base_url: str, env: dict[str, str]) -> str:
-    """An administrator (no monthly limit), so the benchmark measures lookups, not the quota."""
+def admin_session(base_url: str, env: dict[str, str]) -> dict:
+    """An administrator's session (no monthly limit; may set its own API plan): the login answer."""
     email, password = "bench@example.com", "Bench!pass1"
     subprocess.run([PERILSCOPE, "users", "create-admin", email, "--password", password], env=env, check=True,
                    capture_output=True, cwd=ROOT)
     response = httpx.post(f"{base_url}/api/auth/login", json={"email": email, "password": password})
     response.raise_for_status()
-    return response.json()["access_token"]
+    return response.json()
+
+
+def admin_token(base_url: str, env: dict[str, str]) -> str:
+    """An administrator's token, so a benchmark measures lookups, not the quota."""
+    return admin_session(base_url, env)["access_token"]
