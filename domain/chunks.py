@@ -9,8 +9,11 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from domain.batch_input import AddressRow, iter_batch_csv
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +75,30 @@ def rows_of(chunk_text: str, line_offset: int) -> Iterator[AddressRow]:
         yield replace(row, line=row.line + line_offset)
 
 
-def in_input_order(parts: Iterable[tuple[ChunkPlan, str]]) -> Iterator[str]:
-    """Chunk results, checked to follow one another row for row: a missing or repeated chunk
-    is a bug, said at once rather than written into an export."""
+def next_row_after(plan: ChunkPlan, expected_row: int) -> int:
+    """Where the chunk after `plan` must start, once `plan` is checked to start at `expected_row`:
+    a missing or repeated chunk is a bug, said at once rather than written into an export."""
+    if plan.first_row != expected_row:
+        raise ValueError(f"chunk {plan.index} starts at row {plan.first_row}, expected row {expected_row}")
+    return expected_row + plan.row_count
+
+
+def in_input_order(parts: Iterable[tuple[ChunkPlan, T]]) -> Iterator[T]:
+    """Chunk results, checked to follow one another row for row (see next_row_after)."""
     expected = 0
-    for plan, text in parts:
-        if plan.first_row != expected:
-            raise ValueError(f"chunk {plan.index} starts at row {plan.first_row}, expected row {expected}")
-        expected += plan.row_count
-        yield text
+    for plan, part in parts:
+        expected = next_row_after(plan, expected)
+        yield part
+
+
+def joined_csv(chunk_texts: Iterable[str]) -> str:
+    """Several chunks' CSVs as one file: the header once, then every chunk's lines as uploaded
+    (a re-run of failed rows reads exactly what the user sent)."""
+    parts: list[str] = []
+    for text in chunk_texts:
+        lines = io.StringIO(text, newline="")
+        header = lines.readline()
+        if not parts:
+            parts.append(header)
+        parts.append(lines.read())
+    return "".join(parts)

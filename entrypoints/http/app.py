@@ -12,6 +12,7 @@ from entrypoints.http.cross_site import refuse_cross_site_requests
 from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
 from entrypoints.http.housekeeping import UploadPurger
+from entrypoints.sweeper import ChunkSweeper
 from entrypoints.http.openapi import openapi_config
 from entrypoints.http.request_id import request_id_middleware
 from entrypoints.http.routes import ROUTE_HANDLERS
@@ -49,6 +50,7 @@ def create_app(container: Container) -> Litestar:
         await container.job_queue().stop()
 
     upload_purger = UploadPurger(container)
+    chunk_sweeper = ChunkSweeper(lambda: container.batch().sweep(), settings.batch_sweep_seconds)
 
     app = Litestar(
         route_handlers=[*ROUTE_HANDLERS, swagger_assets, *spa_routes(settings.web_dist)],
@@ -60,8 +62,8 @@ def create_app(container: Container) -> Litestar:
         before_request=refuse_bad_requests,
         openapi_config=openapi_config(render_plugins=[SelfHostedSwagger()]),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
-        on_startup=[resume_batch_jobs, upload_purger.start],
-        on_shutdown=[upload_purger.stop, stop_batch_jobs, dispose_engine, close_http_client],
+        on_startup=[resume_batch_jobs, upload_purger.start, chunk_sweeper.start],
+        on_shutdown=[upload_purger.stop, chunk_sweeper.stop, stop_batch_jobs, dispose_engine, close_http_client],
         debug=False,
         # gzip for JSON and the web app's assets (a 280 kB bundle is 88 kB on the wire).
         compression_config=CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6),
