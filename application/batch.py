@@ -43,7 +43,7 @@ from domain.batch_input import AddressRow, iter_batch_csv
 from domain.chunks import joined_csv, next_row_after
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
 from domain.detailed_export import answer_record, input_record
-from domain.lookup_result import LookupResult, not_located, with_location_note
+from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
 from domain.occupancy import ParsedAddress
 
 NO_DETAIL = (
@@ -225,7 +225,7 @@ class BatchService:
         for index, row in enumerate(rows):
             if index == 0:
                 user_columns = tuple(name for name, _ in row.extra)
-            texts = _answer_texts(not_located(row.one_line, note, now, str(uuid.uuid4())))
+            texts = _answer_texts(not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED))
             lines.append(texts[0])
             details.append(_record_line(row, texts[1]))
         return ChunkResult("".join(lines), "".join(details), user_columns, rows_failed=len(lines), error=reason)
@@ -342,6 +342,13 @@ class BatchService:
 
     def eta_seconds(self, job: BatchJob) -> int | None:
         return eta_seconds(job, self._clock.now())
+
+    def rows_per_second(self, job: BatchJob) -> float | None:
+        """Rows ended per second since the job's first chunk was taken; None before any."""
+        if job.started_at is None or job.done == 0:
+            return None
+        seconds = ((job.finished_at or self._clock.now()) - job.started_at).total_seconds()
+        return round(job.done / seconds, 1) if seconds > 0 else None
 
     async def resume_unfinished(self) -> list[str]:
         """After a restart: queue every job that was queued or running."""
