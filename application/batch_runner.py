@@ -177,7 +177,8 @@ class ChunkRunner:
         return await self._store.job(None, job_id)
 
     async def _fail(self, job_id: str, error: str) -> BatchJob | None:
-        await self._store.fail(job_id, error, self._clock.now())
+        if not await self._chunks.fail(job_id, error, self._clock.now()):
+            return None  # it had ended already, by another process
         return await self._store.job(None, job_id)
 
     # --- status ----------------------------------------------------------------------------

@@ -604,6 +604,8 @@ class InMemoryChunkStore:
     async def claim(self, owner: str, now: datetime, lease_until: datetime, max_attempts: int,
                     exhausted: bool = False) -> ClaimedChunk | None:
         def claimable(c: _StoredChunk) -> bool:
+            if self._jobs.jobs[c.job_id].status not in UNFINISHED_JOBS:
+                return False
             expired = c.status == "running" and c.lease_expires_at < now
             if exhausted:
                 return expired and c.attempts >= max_attempts
@@ -650,7 +652,8 @@ class InMemoryChunkStore:
 
     async def requeue_expired(self, now: datetime, max_attempts: int) -> int:
         expired = [c for chunks in self.chunks.values() for c in chunks
-                   if c.status == "running" and c.lease_expires_at < now and c.attempts < max_attempts]
+                   if c.status == "running" and c.lease_expires_at < now and c.attempts < max_attempts
+                   and self._jobs.jobs[c.job_id].status in UNFINISHED_JOBS]
         for chunk in expired:
             chunk.status, chunk.lease_expires_at, chunk.enqueued_at = "queued", None, now
         return len(expired)
@@ -659,7 +662,8 @@ class InMemoryChunkStore:
         every = [c for chunks in self.chunks.values() for c in chunks]
         if any(c.status == "running" and c.lease_expires_at >= now for c in every):
             return 0
-        stale = [c for c in every if c.status == "queued" and c.enqueued_at < enqueued_before]
+        stale = [c for c in every if c.status == "queued" and c.enqueued_at < enqueued_before
+                 and self._jobs.jobs[c.job_id].status in UNFINISHED_JOBS]
         for chunk in stale:
             chunk.enqueued_at = now
         return len(stale)
@@ -696,6 +700,12 @@ class InMemoryChunkStore:
         if self._jobs.jobs[job_id].status != "running" or self._finisher.get(job_id, ("",))[0] != owner:
             return False
         await self._jobs.finish(job_id, export, now)
+        return True
+
+    async def fail(self, job_id: str, error: str, now: datetime) -> bool:
+        if self._jobs.jobs[job_id].status not in UNFINISHED_JOBS:
+            return False
+        await self._jobs.fail(job_id, error, now)
         return True
 
     async def job_chunks(self, job_id: str, now: datetime) -> JobChunks | None:

@@ -36,6 +36,11 @@ def _held(chunk: ClaimedChunk):  # noqa: ANN202
                 Chunk.attempts == chunk.attempt, Chunk.lease_owner == chunk.owner)
 
 
+def _of_unended_job():  # noqa: ANN202
+    """A failed job's chunks are left alone (no claims, no tasks)."""
+    return Chunk.job_id.in_(select(Job.id).where(Job.status.in_((QUEUED, RUNNING))))
+
+
 def _unended(job_id):  # noqa: ANN001, ANN202
     return exists().where(Chunk.job_id == job_id, Chunk.status.in_((QUEUED, RUNNING)))
 
@@ -75,9 +80,10 @@ class SqlChunkStore:
     async def claim(self, owner: str, now: datetime, lease_until: datetime, max_attempts: int,
                     exhausted: bool = False) -> ClaimedChunk | None:
         if exhausted:
-            claimable = and_(_expired(now), Chunk.attempts >= max_attempts)
+            claimable = and_(_expired(now), Chunk.attempts >= max_attempts, _of_unended_job())
         else:
-            claimable = and_(or_(Chunk.status == QUEUED, _expired(now)), Chunk.attempts < max_attempts)
+            claimable = and_(or_(Chunk.status == QUEUED, _expired(now)), Chunk.attempts < max_attempts,
+                             _of_unended_job())
         other = aliased(Chunk)
         in_flight = (
             select(func.count()).where(other.job_id == Chunk.job_id, other.status == RUNNING,
@@ -154,7 +160,7 @@ class SqlChunkStore:
     async def requeue_expired(self, now: datetime, max_attempts: int) -> int:
         async with self._writer.session() as session:
             result = await session.execute(
-                update(Chunk).where(_expired(now), Chunk.attempts < max_attempts)
+                update(Chunk).where(_expired(now), Chunk.attempts < max_attempts, _of_unended_job())
                 .values(status=QUEUED, lease_expires_at=None, enqueued_at=now)
             )
             await session.commit()
@@ -164,7 +170,8 @@ class SqlChunkStore:
         busy = exists().where(Chunk.status == RUNNING, Chunk.lease_expires_at >= now)
         async with self._writer.session() as session:
             result = await session.execute(
-                update(Chunk).where(Chunk.status == QUEUED, Chunk.enqueued_at < enqueued_before, ~busy)
+                update(Chunk).where(Chunk.status == QUEUED, Chunk.enqueued_at < enqueued_before, ~busy,
+                                    _of_unended_job())
                 .values(enqueued_at=now)
             )
             await session.commit()
@@ -226,8 +233,20 @@ class SqlChunkStore:
                 await session.rollback()
                 return False
             await session.execute(insert_export(export, job_id))
+            # The export holds the results now; a failed chunk keeps its rows, to run them again.
+            await session.execute(update(Chunk).where(Chunk.job_id == job_id).values(lines=None, detail=None))
+            await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(input=""))
             await session.commit()
         return True
+
+    async def fail(self, job_id: str, error: str, now: datetime) -> bool:
+        async with self._writer.session() as session:
+            result = await session.execute(
+                update(Job).where(Job.id == job_id, Job.status.in_((QUEUED, RUNNING)))
+                .values(status=FAILED, error=error[:500], finished_at=now, finisher_expires_at=None)
+            )
+            await session.commit()
+        return result.rowcount == 1
 
     async def job_chunks(self, job_id: str, now: datetime) -> JobChunks | None:
         async with self._sessions() as session:

@@ -122,7 +122,12 @@ class ChunkStore(Protocol):
 
     async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
         """Store the export and mark the job done in one transaction, only while `owner` holds the
-        finishing turn and the job is not done; False, and nothing stored, otherwise."""
+        finishing turn and the job is not done; False, and nothing stored, otherwise. The chunks'
+        results are dropped then (the export has them); failed chunks keep their rows."""
+        ...
+
+    async def fail(self, job_id: str, error: str, now: datetime) -> bool:
+        """Mark a queued or running job failed; False when it had ended already (so a job ends once)."""
         ...
 
     async def job_chunks(self, job_id: str, now: datetime) -> JobChunks | None:

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import delete, func, select
 
 from adapters.db.account_tables import UserRow
-from adapters.db.batch_tables import ExportFileRow
+from adapters.db.batch_tables import BatchChunkRow, ExportFileRow
 from adapters.db.chunk_repository import SqlChunkStore
 from adapters.db.engine import create_session_factory
 from adapters.db.writer import SqlWriter
@@ -161,3 +161,30 @@ async def test_a_job_is_finished_once_whoever_tries(world) -> None:  # noqa: ANN
         exports = await connection.scalar(select(func.count()).where(ExportFileRow.job_id == job_id))
     job = await container.batch_store().job(None, job_id)
     assert (exports, job.status, job.export_name, job.done) == (1, "done", "b.csv", 4)
+
+
+async def test_a_job_fails_once_and_a_finished_job_keeps_only_its_failed_rows(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    store = container.chunk_store()
+    doomed = await _job(container, user_id, rows=2, chunk_rows=2)
+    assert await store.fail(doomed, "The uploaded file is gone.", T0)
+    assert not await store.fail(doomed, "again", T0)  # ended already: no second end
+    assert await store.requeue_stale(T0 + LEASE, T0 + LEASE) == 0  # its chunk gets no tasks, no claims
+
+    job_id = await _job(container, user_id, rows=4, chunk_rows=2)
+    done = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    assert await store.complete(done, RESULT, T0)
+    given_up = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    failed = ChunkResult(lines="x\n", detail="{}\n", detail_columns=(), rows_failed=2, error="boom")
+    assert await store.complete(given_up, failed, T0)
+    assert await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
+    export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="j.csv", content="x", exported_at=T0, detail="")
+    assert await store.finish(job_id, "host:1", export, T0)
+    [kept] = await store.failed_inputs(job_id)
+    assert (kept.error, kept.row_count, kept.text.count("Main St")) == ("boom", 2, 2)
+    async with container.engine().connect() as connection:
+        leftovers = (await connection.execute(
+            select(BatchChunkRow.lines, BatchChunkRow.detail, BatchChunkRow.input).where(BatchChunkRow.job_id == job_id)
+            .order_by(BatchChunkRow.idx)
+        )).all()
+    assert [tuple(row) for row in leftovers] == [(None, None, ""), (None, None, kept.text)]
