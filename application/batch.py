@@ -343,11 +343,13 @@ class BatchService:
     def eta_seconds(self, job: BatchJob) -> int | None:
         return eta_seconds(job, self._clock.now())
 
-    def rows_per_second(self, job: BatchJob) -> float | None:
-        """Rows ended per second since the job's first chunk was taken; None before any."""
-        if job.started_at is None or job.done == 0:
+    @staticmethod
+    def rows_per_second(job: BatchJob, chunks: JobChunks | None) -> float | None:
+        """Rows ended per second from the job's first chunk taken to its latest chunk ended (so
+        the figure is the job's own, the same whenever it is asked); None before a chunk ends."""
+        if chunks is None or chunks.last_finished_at is None or job.started_at is None:
             return None
-        seconds = ((job.finished_at or self._clock.now()) - job.started_at).total_seconds()
+        seconds = (chunks.last_finished_at - job.started_at).total_seconds()
         return round(job.done / seconds, 1) if seconds > 0 else None
 
     async def resume_unfinished(self) -> list[str]:

@@ -577,6 +577,7 @@ class _StoredChunk:
     lease_expires_at: datetime | None = None
     result: ChunkResult | None = None
     error: str | None = None
+    finished_at: datetime | None = None
 
 
 class InMemoryChunkStore:
@@ -639,6 +640,7 @@ class InMemoryChunkStore:
         if (held := self._held(chunk)) is None:
             return False
         held.status, held.result, held.error = ("failed" if result.failed else "done"), result, result.error
+        held.finished_at = now
         held.lease_expires_at = None
         job = self._jobs.jobs[chunk.job_id]
         self._jobs.jobs[job.id] = replace(job, done=job.done + chunk.plan.row_count)
@@ -715,7 +717,8 @@ class InMemoryChunkStore:
         workers = sorted({c.lease_owner for c in chunks if c.status == "running" and c.lease_expires_at >= now})
         return JobChunks(total=len(chunks), done=sum(c.status == "done" for c in chunks),
                          failed=sum(c.status == "failed" for c in chunks),
-                         rows_failed=sum(c.result.rows_failed for c in chunks if c.result), workers=tuple(workers))
+                         rows_failed=sum(c.result.rows_failed for c in chunks if c.result), workers=tuple(workers),
+                         last_finished_at=max((c.finished_at for c in chunks if c.finished_at), default=None))
 
     async def failed_inputs(self, job_id: str) -> list[FailedInput]:
         return [FailedInput(c.text, c.line_offset, c.error or "", c.plan.row_count)

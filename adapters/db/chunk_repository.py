@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import and_, case, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -43,6 +43,13 @@ def _of_unended_job():  # noqa: ANN202
 
 def _unended(job_id):  # noqa: ANN001, ANN202
     return exists().where(Chunk.job_id == job_id, Chunk.status.in_((QUEUED, RUNNING)))
+
+
+def _aware(value: datetime | str | None) -> datetime | None:
+    """max() over a UTCDateTime column comes back untyped on SQLite (text)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 class SqlChunkStore:
@@ -256,16 +263,18 @@ class SqlChunkStore:
             counts = dict((await session.execute(
                 select(Chunk.status, func.count()).where(Chunk.job_id == job_id).group_by(Chunk.status)
             )).all())
-            rows_failed = await session.scalar(
-                select(func.coalesce(func.sum(Chunk.rows_failed), 0)).where(Chunk.job_id == job_id)
-            )
+            rows_failed, last_finished_at = (await session.execute(
+                select(func.coalesce(func.sum(Chunk.rows_failed), 0), func.max(Chunk.finished_at))
+                .where(Chunk.job_id == job_id)
+            )).one()
             workers = await session.scalars(
                 select(Chunk.lease_owner).distinct()
                 .where(Chunk.job_id == job_id, Chunk.status == RUNNING, Chunk.lease_expires_at >= now)
                 .order_by(Chunk.lease_owner)
             )
             return JobChunks(total=total, done=counts.get(DONE, 0), failed=counts.get(FAILED, 0),
-                             rows_failed=int(rows_failed or 0), workers=tuple(w for w in workers if w))
+                             rows_failed=int(rows_failed or 0), workers=tuple(w for w in workers if w),
+                             last_finished_at=_aware(last_finished_at))
 
     async def failed_inputs(self, job_id: str) -> list[FailedInput]:
         async with self._sessions() as session:

@@ -55,6 +55,7 @@ class JobChunks:
     failed: int
     rows_failed: int
     workers: tuple[str, ...]  # owners of unexpired leases, now working on it
+    last_finished_at: datetime | None = None  # when its latest chunk ended
 
 
 @dataclass(frozen=True, slots=True)

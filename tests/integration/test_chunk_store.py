@@ -96,7 +96,7 @@ async def test_a_taken_over_lease_fences_the_late_claimant_out(world) -> None:  
     assert await b.complete(second, RESULT, later)
     job = await container.batch_store().job(None, job_id)
     chunks = await b.job_chunks(job_id, later)
-    assert (job.done, chunks.done, chunks.workers) == (3, 1, ())  # counted once
+    assert (job.done, chunks.done, chunks.workers, chunks.last_finished_at) == (3, 1, (), later)  # counted once
 
 
 async def test_expired_and_lost_chunks_are_queued_again_and_exhausted_ones_given_up(world) -> None:  # noqa: ANN001

@@ -213,10 +213,10 @@ async def test_job_status_counts_chunks_speed_and_workers() -> None:
     w = world(chunk_rows=2)
     job_id = await started(w, ANN, streets(4))
     clock = w.lookup.clock
-    assert w.service.rows_per_second(w.store.jobs[job_id]) is None  # nothing done: unknown, not 0
+    assert w.service.rows_per_second(w.store.jobs[job_id], None) is None  # nothing done: unknown, not 0
     await w.chunks.claim("host-a:7", clock.now(), clock.now() + LEASE, max_attempts=3)
     clock.advance(timedelta(seconds=4))
     await w.service.run_chunk()
     chunks = await w.service.job_chunks(ANN, job_id)
     assert (chunks.total, chunks.done, chunks.workers) == (2, 1, ("host-a:7",))
-    assert w.service.rows_per_second(w.store.jobs[job_id]) == 0.5  # 2 rows in 4 s
+    assert w.service.rows_per_second(w.store.jobs[job_id], chunks) == 0.5  # 2 rows in 4 s

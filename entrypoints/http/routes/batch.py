@@ -59,7 +59,7 @@ def chunk_fields(batch: BatchService, job: BatchJob, chunks: JobChunks | None) -
         "chunks_done": chunks.done if chunks else None,
         "chunks_failed": chunks.failed if chunks else None,
         "failed_rows": chunks.rows_failed if chunks else None,
-        "rows_per_second": batch.rows_per_second(job),
+        "rows_per_second": batch.rows_per_second(job, chunks),
         "workers": list(chunks.workers) if chunks else [],
     }
 
@@ -109,7 +109,7 @@ async def start_job(batch: Batch, claims: Claims, data: JSONBody[StartJobBody]) 
 @get("/api/batch-jobs", tags=["batch"], summary="The caller's queued and running batch jobs, oldest first", **signed_in())
 async def list_unfinished_jobs(batch: Batch, claims: Claims) -> dict[str, Any]:
     jobs = await batch.unfinished_jobs(claims)
-    return {"status": "success", "jobs": [job_fields(batch, job) for job in jobs]}
+    return {"status": "success", "jobs": [await _job_status(batch, claims, job) for job in jobs]}
 
 
 @get(
@@ -119,9 +119,11 @@ async def list_unfinished_jobs(batch: Batch, claims: Claims) -> dict[str, Any]:
     **signed_in(400, 404),
 )
 async def get_job(batch: Batch, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
-    job = await batch.job(claims, job_id)
-    chunks = await batch.job_chunks(claims, job_id)
-    return {"status": "success", "job": {**job_fields(batch, job), **chunk_fields(batch, job, chunks)}}
+    return {"status": "success", "job": await _job_status(batch, claims, await batch.job(claims, job_id))}
+
+
+async def _job_status(batch: BatchService, claims: Claims, job: BatchJob) -> dict[str, Any]:
+    return {**job_fields(batch, job), **chunk_fields(batch, job, await batch.job_chunks(claims, job.id))}
 
 
 @post(
