@@ -220,3 +220,25 @@ async def test_job_status_counts_chunks_speed_and_workers() -> None:
     chunks = await w.service.job_chunks(ANN, job_id)
     assert (chunks.total, chunks.done, chunks.workers) == (2, 1, ("host-a:7",))
     assert w.service.rows_per_second(w.store.jobs[job_id], chunks) == 0.5  # 2 rows in 4 s
+
+
+async def test_a_working_chunk_keeps_its_lease_by_heartbeats() -> None:
+    import asyncio
+
+    w = in_memory_batch(monthly_batch_row_limit=1000, policy=ChunkPolicy(chunk_rows=2, lease_seconds=0.09))
+    w.lookup.users["ann"] = Role.USER
+    job_id = await started(w, ANN, streets(2))
+    clock, answer = w.lookup.clock, w.service._answer  # noqa: SLF001
+    swept: list[int] = []
+
+    async def slow(row) -> LookupResult:  # noqa: ANN001
+        clock.advance(timedelta(seconds=5))  # far past the lease since the claim...
+        await asyncio.sleep(0.1)  # ...but heartbeats (every 0.03 s) renew it meanwhile
+        await w.service.sweep()  # another process's sweeper finds it held
+        swept.append(w.queue.chunk_tasks)
+        return await answer(row)
+
+    w.service._answer = slow  # noqa: SLF001
+    await run_one_chunk(w)
+    assert swept == [0, 0]  # nothing was queued again
+    assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
