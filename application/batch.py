@@ -22,6 +22,7 @@ from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
+from application.repeat_answers import RepeatAnswers
 from application.ports.accounts import AccessClaims
 from application.ports.batch import (
     CLIENT,
@@ -96,6 +97,7 @@ class BatchService:
     ) -> None:
         self._store = store
         self._chunks = chunks
+        self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers()
         self._runner = ChunkRunner(store, chunks, clock, queue, policy, worker_id, answers=self,
                                    slice_seconds=slice_seconds)
         self._detailed_writer = detailed_writer
@@ -199,19 +201,19 @@ class BatchService:
         process that ended it."""
         log.info("batch job ended", extra={"job_id": job.id, "status": job.status})
 
-    async def answer_rows(self, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult:
+    async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult:
         """A chunk's rows: each row's lines of the SPEC export and its detailed JSON Lines record,
         in order. Kept as text: a few thousand strings, not objects for the garbage collector."""
         lines, details = [], []
         user_columns: tuple[str, ...] = ()
-        # Portfolios repeat addresses; an answer is computed once and shared by every repeat.
-        answers: dict[str, tuple[str, bytes]] = {}
         async for index, row in slices.each(enumerate(rows)):
             if index == 0:
                 user_columns = tuple(name for name, _ in row.extra)
-            answer = answers.get(row.one_line)
+            # Portfolios repeat addresses; an answer is computed once and shared by the repeats.
+            answer = self._repeats.get(job_id, row.one_line)
             if answer is None:
-                answer = answers[row.one_line] = _answer_texts(await self._answer(row))
+                answer = _answer_texts(await self._answer(row))
+                self._repeats.put(job_id, row.one_line, answer)
             lines.append(answer[0])
             details.append(_record_line(row, answer[1]))
         return ChunkResult("".join(lines), "".join(details), user_columns)

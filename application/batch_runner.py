@@ -52,7 +52,7 @@ class ChunkPolicy:
 class ChunkAnswers(Protocol):
     """What the runner asks of the batch use case: rows answered, rows given up, the export."""
 
-    async def answer_rows(self, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult: ...
+    async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult: ...
 
     def failed_rows(self, rows: Iterable[AddressRow], reason: str) -> ChunkResult: ...
 
@@ -109,7 +109,7 @@ class ChunkRunner:
         try:
             async with self._holding(lambda until: self._chunks.renew(chunk, until)):
                 result = await self._answers.answer_rows(
-                    rows_of(chunk.text, chunk.line_offset), TimeSlices(self._slice_seconds)
+                    chunk.job_id, rows_of(chunk.text, chunk.line_offset), TimeSlices(self._slice_seconds)
                 )
         except Exception as error:  # noqa: BLE001 - a chunk's failure is recorded; the worker goes on
             log.exception("batch chunk failed", extra={"job_id": chunk.job_id, "chunk": chunk.plan.index})

@@ -117,7 +117,7 @@ async def test_a_dead_workers_chunk_is_taken_over_after_its_lease_and_the_late_r
     assert w.chunks.chunks[job_id][0].status == "queued" and w.queue.chunk_tasks == 3
     while w.queue.chunk_tasks:
         await run_one_chunk(w)
-    late = await w.service.answer_rows([], TimeSlices())  # what the dead worker would write, were it alive
+    late = await w.service.answer_rows(job_id, [], TimeSlices())  # what the dead worker would write, were it alive
     assert await w.chunks.complete(dead, late, clock.now()) is False
     assert w.store.jobs[job_id].status == "done" and w.store.jobs[job_id].done == 4
     [export] = w.store.exports_stored
@@ -186,7 +186,7 @@ async def test_a_finisher_that_dies_is_replaced_and_the_job_gets_one_export() ->
     job_id = await started(w, ANN, streets(2))
     clock = w.lookup.clock
     chunk = await w.chunks.claim("dead:1", clock.now(), clock.now() + LEASE, max_attempts=3)
-    assert await w.chunks.complete(chunk, await w.service.answer_rows([], TimeSlices()), clock.now())
+    assert await w.chunks.complete(chunk, await w.service.answer_rows(job_id, [], TimeSlices()), clock.now())
     assert await w.chunks.begin_finishing(job_id, "dead:1", clock.now(), clock.now() + LEASE)
     await w.service.sweep()
     assert w.store.exports_stored == []  # the turn is still the dead finisher's
@@ -242,3 +242,19 @@ async def test_a_working_chunk_keeps_its_lease_by_heartbeats() -> None:
     await run_one_chunk(w)
     assert swept == [0, 0]  # nothing was queued again
     assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
+
+
+async def test_a_repeated_address_is_answered_once_across_chunks_and_the_memory_is_bounded() -> None:
+    from application.repeat_answers import RepeatAnswers
+
+    w = world(chunk_rows=1)
+    job_id = await started(w, ANN, ["7 Main St"] * 3 + ["8 Main St"])
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    assert w.lookup.places.calls == 2 and w.store.jobs[job_id].status == "done"
+
+    repeats: RepeatAnswers[str] = RepeatAnswers(size=2)
+    for address in ("a", "b", "a", "c"):  # "b" is the least recently used when "c" comes
+        repeats.put("job", address, address.upper())
+    assert [repeats.get("job", a) for a in "abc"] == ["A", None, "C"]
+    assert repeats.get("other job", "a") is None  # answers are shared within a job only
