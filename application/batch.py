@@ -188,7 +188,7 @@ class BatchService:
 
     async def run_chunk(self) -> None:
         """A chunk task: run the fairest chunk of any job."""
-        if ended := await self._runner.run_next():
+        for ended in await self._runner.run_next():
             await self._job_ended(ended)
 
     async def sweep(self) -> None:

@@ -99,13 +99,25 @@ class ChunkRunner:
 
     # --- a chunk task ----------------------------------------------------------------------
 
-    async def run_next(self) -> BatchJob | None:
-        """Claim the fairest chunk and run it; returns the job when this chunk was its last and
-        this process finished it."""
+    async def run_next(self) -> list[BatchJob]:
+        """Split the oldest job waiting to be split, if any (its own task may be queued behind a
+        big job's chunk tasks), then claim the fairest chunk and run it. Returns the jobs this
+        call ended."""
+        ended = await self._split_waiting()
         now = self._clock.now()
         chunk = await self._chunks.claim(self._owner, now, now + self._policy.lease, self._policy.max_attempts)
         if chunk is None:
-            return None
+            return ended
+        return ended + [job for job in [await self._run(chunk)] if job]
+
+    async def _split_waiting(self) -> list[BatchJob]:
+        ended = []
+        for job_id in await self._chunks.unsplit_jobs(limit=1):
+            if job := await self.split(job_id):
+                ended.append(job)
+        return ended
+
+    async def _run(self, chunk: ClaimedChunk) -> BatchJob | None:
         try:
             async with self._holding(lambda until: self._chunks.renew(chunk, until)):
                 result = await self._answers.answer_rows(
@@ -143,7 +155,7 @@ class ChunkRunner:
         requeued = await self._chunks.requeue_expired(now, self._policy.max_attempts)
         stale = await self._chunks.requeue_stale(now - timedelta(seconds=self._policy.stale_seconds), now)
         await self._send(requeued + stale)
-        ended: list[BatchJob] = []
+        ended = await self._split_waiting()  # a job whose task was lost
         while chunk := await self._chunks.claim(self._owner, now, now + self._policy.lease,
                                                 self._policy.max_attempts, exhausted=True):
             job = await self._give_up(chunk, f"the worker running it stopped {chunk.attempt - 1} times")

@@ -599,6 +599,10 @@ class InMemoryChunkStore:
     async def queued_count(self, job_id: str) -> int:
         return sum(c.status == "queued" for c in self.chunks.get(job_id, []))
 
+    async def unsplit_jobs(self, limit: int) -> list[str]:
+        waiting = [job for job in self._jobs.jobs.values() if job.status in UNFINISHED_JOBS and job.id not in self.chunks]
+        return [job.id for job in sorted(waiting, key=lambda job: job.created_at)][:limit]
+
     def _in_flight(self, job_id: str, now: datetime) -> int:
         return sum(c.status == "running" and c.lease_expires_at >= now for c in self.chunks[job_id])
 

@@ -84,6 +84,14 @@ class SqlChunkStore:
                 select(func.count()).where(Chunk.job_id == job_id, Chunk.status == QUEUED)
             ) or 0)
 
+    async def unsplit_jobs(self, limit: int) -> list[str]:
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(Job.id).where(Job.status.in_((QUEUED, RUNNING)), Job.chunks_total.is_(None))
+                .order_by(Job.created_at).limit(limit)
+            )
+            return list(rows)
+
     async def claim(self, owner: str, now: datetime, lease_until: datetime, max_attempts: int,
                     exhausted: bool = False) -> ClaimedChunk | None:
         if exhausted:

@@ -74,6 +74,10 @@ class ChunkStore(Protocol):
 
     async def queued_count(self, job_id: str) -> int: ...
 
+    async def unsplit_jobs(self, limit: int) -> list[str]:
+        """Queued or running jobs not split into chunks yet, oldest first."""
+        ...
+
     async def claim(self, owner: str, now: datetime, lease_until: datetime, max_attempts: int,
                     exhausted: bool = False) -> ClaimedChunk | None:
         """Take one chunk atomically: a queued one, or a running one whose lease has expired, with

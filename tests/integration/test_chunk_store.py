@@ -59,6 +59,7 @@ async def _job(container: Container, user_id: str, rows: int, chunk_rows: int, c
         BatchJob(id=job_id, user_id=user_id, file_id=None, status="queued", stage="search", done=0, total=rows,
                  created_at=created_at)
     )
+    assert job_id in await container.chunk_store().unsplit_jobs(limit=1000)
     assert await container.chunk_store().split(job_id, split_csv("x.csv", _csv(rows), chunk_rows), T0)
     return job_id
 
@@ -66,6 +67,7 @@ async def _job(container: Container, user_id: str, rows: int, chunk_rows: int, c
 async def test_concurrent_claimants_take_every_chunk_exactly_once(world) -> None:  # noqa: ANN001
     container, user_id = world
     job_id = await _job(container, user_id, rows=40, chunk_rows=2)
+    assert job_id not in await container.chunk_store().unsplit_jobs(limit=1000)
     assert not await container.chunk_store().split(job_id, split_csv("x.csv", _csv(4), 2), T0)  # split once
 
     async def claimant(store: SqlChunkStore, owner: str) -> list[int]:
