@@ -355,10 +355,13 @@ class BatchService:
         return round(job.done / seconds, 1) if seconds > 0 else None
 
     async def resume_unfinished(self) -> list[str]:
-        """After a restart: queue every job that was queued or running."""
+        """After a restart: split what was waiting and send tasks again for the queued chunks of
+        every unfinished job (an in-process queue's tasks died with the process; a spare task on
+        a lasting queue finds nothing to do)."""
         job_ids = await self._store.unfinished_job_ids()
         for job_id in job_ids:
-            await self.queue.enqueue(job_id)
+            if ended := await self._runner.split(job_id, resend=True):
+                await self._job_ended(ended)
         return job_ids
 
 

@@ -73,15 +73,16 @@ class ChunkRunner:
 
     # --- a job's task: split it ------------------------------------------------------------
 
-    async def split(self, job_id: str) -> BatchJob | None:
-        """Split the job into queued chunks and send a task for each; for a job split already
-        (a restart, a task sent twice), send tasks for its queued chunks again. Returns the job
-        when this call ended it (its upload is gone)."""
+    async def split(self, job_id: str, resend: bool = False) -> BatchJob | None:
+        """Split the job into queued chunks and send a task for each. A job split already (by a
+        chunk task, or its task sent twice) gets no more tasks, unless `resend`: after a restart,
+        when the tasks of an in-process queue are gone. Returns the job when this call ended it."""
         job = await self._store.job(None, job_id)
         if job is None or job.status in ENDED:
             return None
         if await self._chunks.job_chunks(job_id, self._clock.now()) is not None:
-            await self._send(await self._chunks.queued_count(job_id))
+            if resend:
+                await self._send(await self._chunks.queued_count(job_id))
             return await self.finish_if_ended(job_id)
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         if upload is None:

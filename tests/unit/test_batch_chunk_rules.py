@@ -91,8 +91,11 @@ async def test_a_job_in_chunks_has_every_row_once_in_order_and_progress_only_gro
 async def test_the_jobs_task_sent_again_or_after_a_restart_adds_nothing() -> None:
     w = world(chunk_rows=2)
     job_id = await started(w, ANN, streets(3))
-    await w.service.run(job_id)  # the same job task again (a restart queued it too)
-    assert (await w.service.job_chunks(ANN, job_id)).total == 2  # split once
+    await w.service.run(job_id)  # the same job task again (sent twice)
+    assert (await w.service.job_chunks(ANN, job_id)).total == 2 and w.queue.chunk_tasks == 2  # split once
+    w.queue.chunk_tasks = 0  # a restart: the in-process tasks are gone...
+    assert await w.service.resume_unfinished() == [job_id]
+    assert w.queue.chunk_tasks == 2  # ...and sent again for the queued chunks
     while w.queue.chunk_tasks:
         await run_one_chunk(w)
     await w.service.run(job_id)
