@@ -81,6 +81,18 @@ class Cluster:
     async def job(self, job_id: str):  # noqa: ANN201
         return await self.container.batch().job(self.caller, job_id)
 
+    async def wait_until_ended(self, job_id: str) -> None:
+        """Polls the job until it ends, checking on the way that its progress never goes back."""
+        seen: list[int] = []
+
+        async def ended() -> bool:
+            job = await self.job(job_id)
+            seen.append(job.done)
+            return job.status in ("done", "failed")
+
+        await self.wait_for("the job to end", ended)
+        assert seen == sorted(seen), "progress went backwards"
+
     async def assert_every_row_once_in_order(self, job_id: str) -> None:
         job = await self.job(job_id)
         assert (job.status, job.done, job.total) == ("done", ROWS, ROWS), self.logs()
@@ -131,11 +143,7 @@ async def test_two_worker_processes_share_one_job(cluster: Cluster) -> None:
     cluster.start_worker("a")
     cluster.start_worker("b")
     job_id = await cluster.start_job()
-
-    async def ended() -> bool:
-        return (await cluster.job(job_id)).status in ("done", "failed")
-
-    await cluster.wait_for("the job to end", ended)
+    await cluster.wait_until_ended(job_id)
     owners = await cluster.chunk_owners(job_id)
     assert sorted(owners) == list(range(ROWS // CHUNK_ROWS))
     ran = {owner: sum(1 for o in owners.values() if o == owner) for owner in set(owners.values())}
@@ -157,11 +165,7 @@ async def test_a_worker_killed_mid_job_leaves_every_row_exactly_once(cluster: Cl
     assert before.status == "running" and before.done < ROWS, "the job ended before the kill: make it longer"
 
     cluster.start_worker("survivor")
-
-    async def ended() -> bool:
-        return (await cluster.job(job_id)).status in ("done", "failed")
-
-    await cluster.wait_for("the job to continue and end", ended)
+    await cluster.wait_until_ended(job_id)
     owners = await cluster.chunk_owners(job_id)
     assert len(set(owners.values())) == 2 and sorted(owners) == list(range(ROWS // CHUNK_ROWS))
     await cluster.assert_every_row_once_in_order(job_id)
