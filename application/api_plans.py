@@ -31,14 +31,28 @@ class DailyStanding:
         return max(self.limit - self.used, 0)
 
 
-def daily_limit_reached(standing: DailyStanding, now: datetime) -> TooManyRequests:
+def daily_limit_reached(standing: DailyStanding, now: datetime, requested: int = 1) -> TooManyRequests:
+    """429 for a request the day's remaining requests cannot pay for; a batch is refused whole."""
     wait = max(math.ceil((standing.resets_at - now).total_seconds()), 1)
+    resets = f"It resets at {standing.resets_at.isoformat()} (UTC midnight); ask an administrator about a larger plan."
+    if requested > 1 and standing.remaining > 0:
+        message = (
+            f"Daily API limit: this batch has {requested:,} addresses (one request each) and {standing.remaining:,} "
+            f"of your {standing.plan.value} plan's {standing.limit:,} requests remain today. Nothing was charged: "
+            f"send at most {standing.remaining:,} addresses now, or the rest after the reset. {resets}"
+        )
+    else:
+        message = (
+            f"Daily API limit reached: your {standing.plan.value} plan allows {standing.limit:,} requests a day. {resets}"
+        )
     return TooManyRequests(
-        f"Daily API limit reached: your {standing.plan.value} plan allows {standing.limit:,} requests a day. "
-        f"It resets at {standing.resets_at.isoformat()} (UTC midnight); ask an administrator about a larger plan.",
+        message,
         retry_after=wait,
         code="daily_limit_reached",
-        details={"limit": standing.limit, "remaining": 0, "reset": int(standing.resets_at.timestamp())},
+        details={
+            "limit": standing.limit, "remaining": standing.remaining, "reset": int(standing.resets_at.timestamp()),
+            "requested": requested,
+        },
     )
 
 
@@ -80,20 +94,22 @@ class ApiPlans:
         used = await self._usage.used(user_id, day_key(now))
         return DailyStanding(plan.plan, plan.daily_limit, used, next_reset(now))
 
-    async def charge(self, user_id: str) -> DailyStanding:
-        """Count one request, or refuse it (429) when today's limit is used up: one conditional
-        upsert, so no race between concurrent requests lets request limit+1 through."""
+    async def charge(self, user_id: str, count: int = 1) -> DailyStanding:
+        """Count `count` requests (one per address), or refuse them all (429) when fewer remain
+        today: one conditional upsert, so no race between concurrent requests lets request
+        limit+1 through, and a refused batch costs nothing."""
         now = self._clock.now()
         plan = await self._plans.plan_of(user_id)
-        used = await self._usage.charge(user_id, day_key(now), plan.daily_limit)
-        standing = DailyStanding(plan.plan, plan.daily_limit, plan.daily_limit if used is None else used, next_reset(now))
+        used = await self._usage.charge(user_id, day_key(now), plan.daily_limit, count)
         if used is None:
-            raise daily_limit_reached(standing, now)
-        return standing
+            used_now = min(await self._usage.used(user_id, day_key(now)), plan.daily_limit)
+            raise daily_limit_reached(DailyStanding(plan.plan, plan.daily_limit, used_now, next_reset(now)), now, count)
+        return DailyStanding(plan.plan, plan.daily_limit, used, next_reset(now))
 
-    async def release(self, user_id: str, at: datetime) -> None:
-        """Give back a request charged at `at` whose address was refused (not located)."""
-        await self._usage.release(user_id, day_key(at))
+    async def release(self, user_id: str, at: datetime, count: int = 1) -> None:
+        """Give back requests charged at `at` whose work was refused (an address not located, a
+        batch that could not be stored)."""
+        await self._usage.release(user_id, day_key(at), count)
 
     async def today(self) -> ApiDayTotals:
         requests, callers = await self._usage.totals(day_key(self._clock.now()))

@@ -37,10 +37,11 @@ from application.ports.batch import (
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, JobChunks
 from application.ports.clock import Clock
 from application.ports.lookup import SearchStore, StoredSearch
+from application.ports.webhooks import BatchEndedListener, NoBatchEndedListener
 from application.search_quota import MonthlyCharge
 from application.time_slices import SLICE_SECONDS, TimeSlices
 from domain.address import building_key
-from domain.batch_input import AddressRow, iter_batch_csv
+from domain.batch_input import AddressRow, SubmittedAddress, iter_batch_csv, submitted_csv
 from domain.chunks import joined_csv, next_row_after
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
 from domain.detailed_export import answer_record, input_record
@@ -58,6 +59,8 @@ log = logging.getLogger("perilscope.batch")
 # the name is the one label that stays with the file once downloaded, mailed or shared.
 CLIENT_SUPPLIED_NAME = "client-supplied"
 EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.csv$")
+API_BATCH_NAME = "api-batch.csv"  # the stored upload of a public API batch; its export is api-batch_export_...
+log = logging.getLogger("perilscope.batch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +97,14 @@ class BatchService:
         policy: ChunkPolicy = ChunkPolicy(),
         worker_id: str = "local",
         slice_seconds: float = SLICE_SECONDS,
+        ended: BatchEndedListener | None = None,
     ) -> None:
         self._store = store
         self._chunks = chunks
         self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers()
         self._runner = ChunkRunner(store, chunks, clock, queue, policy, worker_id, answers=self,
                                    slice_seconds=slice_seconds)
+        self._ended = ended or NoBatchEndedListener()
         self._detailed_writer = detailed_writer
         self._allowance = allowance
         self._lookup = lookup
@@ -169,12 +174,42 @@ class BatchService:
         await self.queue.enqueue(job.id)
         return job
 
+    async def start_submitted(
+        self, user_id: str, addresses: list[SubmittedAddress], callback_url: str | None = None
+    ) -> BatchJob:
+        """A job for addresses a program sent (the public API), on the same machinery as an
+        upload: stored as an upload (the storage limit applies) and run by `run`, its export kept
+        in the user's history. The caller charges it (the public API's daily plan), not the web's
+        monthly search quota or batch row allowance."""
+        now = self._clock.now()
+        content = submitted_csv(addresses)
+        upload = UploadedFile(id=str(uuid.uuid4()), user_id=user_id, name=API_BATCH_NAME, content=content,
+                              row_count=len(addresses), created_at=now)
+        if not await self._store.add_upload(upload, self._allowance.limits.storage_bytes):
+            raise self._allowance.refuse_storage(await self._store.storage_used(user_id), upload.size_bytes)
+        job = BatchJob(
+            id=str(uuid.uuid4()), user_id=user_id, file_id=upload.id, status="queued", stage="search", done=0,
+            total=upload.row_count, created_at=now, callback_url=callback_url,
+        )
+        await self._store.add_job(job)
+        try:
+            await self.queue.enqueue(job.id)
+        except BaseException:
+            # The caller gives the charge back: the job must then never run (a restart resumes queued jobs).
+            await self._store.fail(job.id, "The batch could not be queued.", self._clock.now())
+            raise
+        return job
+
     async def unfinished_jobs(self, caller: AccessClaims) -> list[BatchJob]:
         """The caller's queued and running jobs, oldest first (the dashboard shows them on return)."""
         return await self._store.unfinished_jobs(caller.user_id)
 
     async def job(self, caller: AccessClaims, job_id: str) -> BatchJob:
-        job = await self._store.job(caller.user_id, job_id)
+        return await self.job_of(caller.user_id, job_id)
+
+    async def job_of(self, user_id: str, job_id: str) -> BatchJob:
+        """The user's job; another user's is not found, like an unknown id."""
+        job = await self._store.job(user_id, job_id)
         if job is None:
             raise NotFound("No such batch job")
         return job
@@ -200,6 +235,16 @@ class BatchService:
         """The one place a job has ended, done or failed: reached exactly once per job, by the
         process that ended it."""
         log.info("batch job ended", extra={"job_id": job.id, "status": job.status})
+        await self._tell_ended(job.id)
+
+    async def _tell_ended(self, job_id: str) -> None:
+        """The webhook of a job with a callback URL hears that it ended; its trouble never fails the job."""
+        try:
+            job = await self._store.job(None, job_id)
+            if job is not None and job.callback_url:
+                await self._ended.batch_ended(job, job.callback_url)
+        except Exception:  # noqa: BLE001 - the job is finished and stays so
+            log.exception("the batch-ended listener failed", extra={"job_id": job_id})
 
     async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult:
         """A chunk's rows: each row's lines of the SPEC export and its detailed JSON Lines record,
@@ -315,7 +360,10 @@ class BatchService:
         return await self._store.exports(caller.user_id)
 
     async def export(self, caller: AccessClaims, name: str) -> ExportFile:
-        export = await self._store.export(caller.user_id, name) if valid_export_name(name) else None
+        return await self._export_of(caller.user_id, name)
+
+    async def _export_of(self, user_id: str, name: str) -> ExportFile:
+        export = await self._store.export(user_id, name) if valid_export_name(name) else None
         if export is None:
             raise NotFound("Export not found")
         return export
@@ -332,9 +380,12 @@ class BatchService:
         return await self._allowance.usage(caller)
 
     async def detailed_export(self, caller: AccessClaims, name: str, fmt: str) -> tuple[ExportFile, WrittenFile]:
-        """The detailed export as a file of that format, or NotFound saying why there is none."""
-        export = await self.export(caller, name)
-        detail = await self._store.export_detail(caller.user_id, export.name)
+        return await self.detailed_export_of(caller.user_id, name, fmt)
+
+    async def detailed_export_of(self, user_id: str, name: str, fmt: str) -> tuple[ExportFile, WrittenFile]:
+        """The user's detailed export as a file of that format, or NotFound saying why there is none."""
+        export = await self._export_of(user_id, name)
+        detail = await self._store.export_detail(user_id, export.name)
         if detail is None:
             raise NotFound(NO_DETAIL)
         stem = f"{export.name.rsplit('.', 1)[0]}_detailed"

@@ -58,6 +58,12 @@ class QuotaExceeded(ApplicationError):
     code = "quota_exceeded"
 
 
+class TooLarge(ApplicationError):
+    """The request asks for more than one request may (say, more addresses than a batch takes)."""
+
+    code = "payload_too_large"
+
+
 class StorageFull(ApplicationError):
     """Storing this would take the user past their storage cap."""
 

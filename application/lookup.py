@@ -5,6 +5,7 @@ The answer is a `LookupResult` (domain/lookup_result.py); JSON is made at the ed
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -12,12 +13,14 @@ from datetime import timedelta
 from application.errors import InvalidInput, NotFound
 from application.ports.accounts import AccessClaims
 from application.ports.clock import Clock
-from application.ports.lookup import AddressParser, CountyLocator, CountyPerils, DataCatalogue, Geocoder, NaicsClassifier, PerilScoresSource, PlacesProvider, PropertyRecords, SearchStore, StoredSearch
+from application.ports.lookup import AddressParser, CountyLocator, CountyPerils, DataCatalogue, Geocoder, NaicsClassifier, PerilScoresSource, PlacesProvider, PropertyRecords, SearchStore, StoredSearch, TractPerilsSource
+from application.ports.metrics import Metrics, NoMetrics
 from application.ports.settings import SystemSettingsStore
 from application.search_quota import SearchQuota
 from domain.address import AddressError
 from domain.county_choice import GEOCODER, CountyChoice, decided_by_geocoder, with_note
-from domain.lookup_result import CountyAlternative, Location, LookupResult, Provenance
+from domain.lookup_result import CountyAlternative, Location, LookupResult, Provenance, TractPerils
+from domain.nri_release import versions_differ_note
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.system_settings import CACHE_HOURS
 
@@ -44,6 +47,7 @@ class LookupProviders:
     buildings: PropertyRecords
     naics: NaicsClassifier
     catalogue: DataCatalogue
+    tracts: TractPerilsSource | None = None  # None: no census-tract scores at all
 
 
 class LookupService:
@@ -54,12 +58,14 @@ class LookupService:
         quota: SearchQuota,
         clock: Clock,
         settings: SystemSettingsStore,
+        metrics: Metrics | None = None,
     ) -> None:
         self._p = providers
         self._searches = searches
         self.quota = quota
         self._clock = clock
         self._settings = settings
+        self._metrics = metrics or NoMetrics()
 
     def parse(self, text: str) -> ParsedAddress:
         try:
@@ -72,7 +78,7 @@ class LookupService:
         charge = await self.quota.room_for_one(caller)  # refused before any provider is called
         query = text.strip()
         cached = await self._cached_answer(address, query)
-        result = cached or await self.answer(address, query=query)
+        result = cached or await self.answer(address, query=query, source=SINGLE)
         if not result.location.located:
             raise NotFound(not_located_message(address, result.location.notes))  # and not charged
         search = StoredSearch(
@@ -119,15 +125,32 @@ class LookupService:
                                cache_max_age_hours=CACHE_HOURS),
         )
 
-    async def answer(self, address: ParsedAddress, query: str) -> LookupResult:
+    async def answer(self, address: ParsedAddress, query: str, source: str = BATCH) -> LookupResult:
         """The full answer for one parsed address (shared by single lookups and batches)."""
+        started = time.perf_counter()
+        result = await self._answer(address, query)
+        self._metrics.lookup_answered(time.perf_counter() - started, source, result.location.located)
+        return result
+
+    async def _answer(self, address: ParsedAddress, query: str) -> LookupResult:
         # Sequential on purpose: each is one indexed query, and the embedded adapters share a database.
         building = await self._p.buildings.building_at(address.key)
         point = await self._p.geocoder.geocode(address)
         choice, county = await self._county_of(address, point)
         if not address.street_read:
             choice = with_note(choice, STREET_NOT_READ)
-        tract_geoid = point.tract_geoid if point else None
+        # The building record's own tract, like its own coordinates, is preferred to the geocoder's.
+        tract_geoid, tract_from = (building.tract_geoid, "building record") if building and building.tract_geoid else (
+            (point.tract_geoid, "geocoder") if point and point.tract_geoid else (None, None)
+        )
+        tract = await self._tract_perils(tract_geoid, tract_from, county) if tract_geoid and tract_from else None
+        if tract and choice.county_fips != tract.county_fips:
+            choice = with_note(
+                choice,
+                f"The census tract {tract.tract_geoid} (from the {tract_from}) is in county {tract.county_fips}, "
+                f"not in {choice.county_fips}, the county of this answer: its tract scores are left out; check the address.",
+            )
+            tract = None
         if building is not None and building.lat is not None and building.lng is not None:
             point = GeoPoint(building.lat, building.lng, "building")
         occupants = await self._classified(await self._p.places.occupants_at(address, point))
@@ -139,7 +162,27 @@ class LookupService:
             perils=county.scores if county else None,
             building=building,
             occupants=tuple(occupants),
-            provenance=self._provenance(county, building, await self._p.catalogue.versions()),
+            provenance=self._provenance(county, building, await self._p.catalogue.versions(), tract),
+            tract_perils=tract,
+        )
+
+    async def _tract_perils(self, tract_geoid: str, tract_from: str, county: CountyPerils | None) -> TractPerils | None:
+        """The tract's scores beside the county's, from the county's NRI release when that one is
+        loaded; from another release only with a note saying so."""
+        if self._p.tracts is None:
+            return None
+        county_version = county.nri_version if county else None
+        found = await self._p.tracts.for_tract(tract_geoid, county_version)
+        if found is None:
+            return None
+        differ = versions_differ_note(county_version, found.nri_version)
+        return TractPerils(
+            tract_geoid=found.tract_geoid,
+            county_fips=found.county_fips,
+            scores=found.scores,
+            nri_version=found.nri_version,
+            tract_from=tract_from,
+            notes=(differ,) if differ else (),
         )
 
     async def _county_of(self, address: ParsedAddress, point: GeoPoint | None) -> tuple[CountyChoice, CountyPerils | None]:
@@ -188,7 +231,9 @@ class LookupService:
             locator=self._p.locator.name,
         )
 
-    def _provenance(self, county: CountyPerils | None, building: Building | None, datasets) -> Provenance:  # noqa: ANN001
+    def _provenance(
+        self, county: CountyPerils | None, building: Building | None, datasets, tract: TractPerils | None = None  # noqa: ANN001
+    ) -> Provenance:
         return Provenance(
             nri_version=county.nri_version if county else None,
             geocoder=self._p.geocoder.name,
@@ -197,6 +242,7 @@ class LookupService:
             property_records=self._p.buildings.name if building else None,
             scored_at=self._clock.now().isoformat(),
             datasets=tuple(datasets),
+            tract_perils=self._p.tracts.name if tract and self._p.tracts else None,
         )
 
     async def _classified(self, occupants: list[Occupant]) -> list[Occupant]:

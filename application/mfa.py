@@ -13,7 +13,8 @@ from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticat
 from application.ports.accounts import PasswordHasher, UnitOfWorkFactory
 from application.ports.clock import Clock
 from application.ports.mail import OutgoingMail
-from application.ports.mfa import ChallengeSealer, MfaChallenge, MfaEnrolment, MfaStore, OneTimeCodes, QrCodes, SecretBox
+from application.ports.mfa import ChallengeSealer, MfaChallenge, MfaEnrolment, MfaStore, OneTimeCodes, QrCodes
+from application.ports.secrets import SecretBox
 from application.ports.settings import SystemSettingsStore
 from application.ports.throttling import AttemptThrottle
 from application.throttles import MFA_CODES

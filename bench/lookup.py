@@ -1,13 +1,14 @@
 """Latency of GET /api/nearby-search at 32 concurrent clients on the embedded default
 (SQLite, embedded data), with GET /health's throughput in the same run as the framework floor.
 
-    .venv/bin/python bench/lookup.py [--requests 2000] [--concurrency 32] [--workers 1]
+    .venv/bin/python bench/lookup.py [--requests 2000] [--concurrency 32] [--workers 1] [--rate-limited]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import time
@@ -39,13 +40,17 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--cached", action="store_true", help="serve repeat addresses from the search cache")
+    parser.add_argument("--rate-limited", action="store_true",
+                        help="count every request in the shared per-user rate limit (a limit this run never reaches)")
     args = parser.parse_args()
+    if args.rate_limited:
+        os.environ["PERILSCOPE_RATE_LIMIT_PER_MINUTE"] = str(10 * args.requests)
 
     with running_server(workers=args.workers) as (base_url, env):
         headers = {"Authorization": f"Bearer {admin_token(base_url, env)}"}
         # Measure the full lookup: no answers from the 24-hour cache, no per-user rate limit.
-        # (--cached measures the cache instead.)
-        settings = {"monthly_search_limit": 10, "rate_limiting": False, "search_caching": args.cached}
+        # (--cached measures the cache instead; --rate-limited the limit's counter.)
+        settings = {"monthly_search_limit": 10, "rate_limiting": args.rate_limited, "search_caching": args.cached}
         httpx.put(f"{base_url}/api/admin/settings", json=settings, headers=headers).raise_for_status()
         # Warm up: first requests load usaddress's model and fill connection pools.
         def lookup_path(i: int) -> str:
@@ -62,7 +67,8 @@ def main() -> None:
     print(f"GET /api/nearby-search  {len(lookups) / lookup_wall:8.0f} req/s   "
           f"p50 {percentile(lookups, 50) * 1000:6.1f} ms  p99 {percentile(lookups, 99) * 1000:6.1f} ms   "
           f"(mean {statistics.mean(lookups) * 1000:.1f} ms, {args.concurrency} clients, {args.requests} requests, "
-          f"{args.workers} server worker(s), cache {'on' if args.cached else 'off'})")
+          f"{args.workers} server worker(s), cache {'on' if args.cached else 'off'}, "
+          f"rate limit {'counted' if args.rate_limited else 'off'})")
 
 
 if __name__ == "__main__":

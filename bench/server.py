@@ -24,8 +24,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(workers: int = 1):
-    """Yields (base_url, env); the server and its database are gone afterwards."""
+def running_server(workers: int = 1, extra_env: dict[str, str] | None = None):
+    """Yields (base_url, env); the server and its database are gone afterwards. `extra_env` adds
+    settings, such as the hosts webhooks may call."""
     with tempfile.TemporaryDirectory(prefix="perilscope-bench-") as tmp:
         port = free_port()
         env = {
@@ -33,6 +34,7 @@ def running_server(workers: int = 1):
             "DATABASE_URL": f"sqlite+aiosqlite:///{tmp}/bench.db",
             "PERILSCOPE_ENV": "test",
             "PERILSCOPE_LOG_LEVEL": "WARNING",
+            **(extra_env or {}),
         }
         subprocess.run([PERILSCOPE, "db", "upgrade"], env=env, check=True, capture_output=True, cwd=ROOT)
         subprocess.run([PERILSCOPE, "data", "load"], env=env, check=True, capture_output=True, cwd=ROOT)

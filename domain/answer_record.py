@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.lookup_result import Location, LookupResult
+from domain.nri_release import TRACT_SCORES_NOTE
 from domain.perils import HAZARDS, PerilScores
 
 
@@ -14,9 +15,32 @@ def perils_record(result: LookupResult) -> dict[str, float | None]:
     return (result.perils or PerilScores(scores={})).fields()
 
 
-def ratings_record(result: LookupResult) -> dict[str, str | None]:
-    scores = result.perils or PerilScores(scores={})
+def _ratings(scores: PerilScores) -> dict[str, str | None]:
     return {**{h.code: scores.ratings.get(h.code) for h in HAZARDS}, "Total": scores.total_rating}
+
+
+def ratings_record(result: LookupResult) -> dict[str, str | None]:
+    return _ratings(result.perils or PerilScores(scores={}))
+
+
+def tract_record(result: LookupResult) -> dict[str, Any] | None:
+    """The census tract's scores, beside (never instead of) the county's; None without them."""
+    tract = result.tract_perils
+    if tract is None:
+        return None
+    return {
+        "geography_level": "tract",
+        "tract_geoid": tract.tract_geoid,
+        "county_fips": tract.county_fips,
+        "nri_version": tract.nri_version,
+        "tract_from": tract.tract_from,
+        "perils": tract.scores.fields(),
+        "ratings": _ratings(tract.scores),
+        "Total_Score": tract.scores.total,
+        "Top3_Scores_Combined": tract.scores.top3_combined(),
+        "notes": list(tract.notes),
+        "about": TRACT_SCORES_NOTE,
+    }
 
 
 def location_record(location: Location) -> dict[str, Any]:
@@ -50,7 +74,11 @@ def location_record(location: Location) -> dict[str, Any]:
 
 def receipt_record(result: LookupResult) -> dict[str, Any]:
     location, provenance, point = result.location, result.provenance, result.location.point
-    scored = result.perils is not None
+    scored, tract = result.perils is not None, result.tract_perils
+    # Each set of scores with its geography and release: county first (the primary), then tract.
+    levels = [{"geography_level": "county", "geoid": location.county_fips, "nri_version": provenance.nri_version}] if scored else []
+    if tract is not None:
+        levels.append({"geography_level": "tract", "geoid": tract.tract_geoid, "nri_version": tract.nri_version})
     return {
         "nri_version": provenance.nri_version,
         "county_fips": location.county_fips if scored else None,
@@ -65,7 +93,9 @@ def receipt_record(result: LookupResult) -> dict[str, Any]:
             "places": provenance.places,
             "perils": provenance.perils,
             "property_records": provenance.property_records,
+            "tract_perils": provenance.tract_perils,
         },
+        "score_geographies": levels,
         "scored_at": provenance.scored_at,
         "datasets": [{"dataset": d.dataset, "version": d.version, "as_of": d.as_of} for d in provenance.datasets],
         "from_cache": provenance.from_cache,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 REQUIRED_COLUMNS = ("Street Address", "City", "State", "Zip")
@@ -133,3 +133,28 @@ def _columns(header: list[str]) -> dict[str, int]:
     if missing:
         raise UploadError(f"Missing required column(s): {', '.join(missing)}. The header needs Street Address, City, State, Zip (and optionally Country).")
     return found
+
+
+# The public API's batches: the position of each address in the request, kept as a column of
+# the stored CSV so the detailed export gives it back beside the answer.
+INDEX_COLUMN = "address_index"
+
+
+@dataclass(frozen=True, slots=True)
+class SubmittedAddress:
+    """An address a program sent (POST /api/v1/search/batch), already split into its parts."""
+
+    address: str
+    city: str
+    state: str
+    zip: str
+
+
+def submitted_csv(addresses: Iterable[SubmittedAddress]) -> str:
+    """Submitted addresses as a batch CSV, so they are read and answered exactly as an upload is."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, INDEX_COLUMN])
+    for index, row in enumerate(addresses):
+        writer.writerow([row.address.strip(), row.city.strip(), row.state.strip(), row.zip.strip(), "US", str(index)])
+    return buffer.getvalue()

@@ -9,12 +9,33 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from domain.answer_record import location_record, perils_record, ratings_record, receipt_record
+from domain.answer_record import location_record, perils_record, ratings_record, receipt_record, tract_record
 from domain.export import safe_cell
 from domain.lookup_result import LookupResult, address_text
-from domain.perils import HAZARDS
+from domain.perils import HAZARDS, PerilScores
 
 ANSWERED, ZIP_LEVEL, NOT_LOCATED = "answered", "answered at ZIP level", "not located"
+
+
+def _hazard_columns(prefix: str, of_what: str) -> tuple[tuple[str, str], ...]:
+    """A score and a rating column per hazard: `{prefix}AVLN_Score`, `{prefix}AVLN_Rating`, ..."""
+    return tuple(
+        column
+        for hazard in HAZARDS
+        for column in (
+            (f"{prefix}{hazard.code}_Score", f"{of_what}{hazard.name} score (NRI {hazard.nri_code}), 0 to 100; empty: not applicable or unknown"),
+            (f"{prefix}{hazard.code}_Rating", f"{of_what}{hazard.name} rating"),
+        )
+    )
+
+
+def _hazard_fields(prefix: str, scores: PerilScores | None) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for hazard in HAZARDS:
+        fields[f"{prefix}{hazard.code}_Score"] = scores.scores.get(hazard.code) if scores else None
+        fields[f"{prefix}{hazard.code}_Rating"] = scores.ratings.get(hazard.code) if scores else None
+    return fields
+
 
 # (column, what it holds): the XLSX's "Columns" sheet says the same.
 ANSWER_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -35,16 +56,15 @@ ANSWER_COLUMNS: tuple[tuple[str, str], ...] = (
     ("tract_geoid", "Census tract, when the geocoder gave one"),
     ("Total_Score", "NRI composite risk score of the county, 0 to 100; empty where NRI has none"),
     ("risk_rating", "NRI composite rating"),
-    *(
-        column
-        for hazard in HAZARDS
-        for column in (
-            (f"{hazard.code}_Score", f"{hazard.name} score (NRI {hazard.nri_code}), 0 to 100; empty: not applicable"),
-            (f"{hazard.code}_Rating", f"{hazard.name} rating"),
-        )
-    ),
+    *_hazard_columns("", ""),
     ("top_3", "The three highest hazard scores"),
     ("nri_version", "FEMA National Risk Index release of the scores"),
+    # The census tract's own scores, beside the county's; empty where the tract or its table is unknown.
+    ("tract_Total_Score", "NRI composite risk score of the census tract (ranks tracts nationally; not comparable with the county score)"),
+    ("tract_risk_rating", "NRI composite rating of the census tract"),
+    *_hazard_columns("tract_", "Census tract: "),
+    ("tract_nri_version", "FEMA National Risk Index release of the tract scores"),
+    ("tract_note", "Said when the tract scores are from another NRI release than the county scores"),
     ("property_name", "Building record: name"),
     ("year_built", "Building record: year built"),
     ("property_type", "Building record: type"),
@@ -103,10 +123,18 @@ def answer_fields(result: LookupResult) -> dict[str, Any]:
         "naics_codes": " ".join(code for code, _ in naics.most_common()),
         "data_as_of": "; ".join(f"{d.dataset} {d.as_of}" for d in result.provenance.datasets if d.as_of),
     }
-    for hazard in HAZARDS:
-        fields[f"{hazard.code}_Score"] = scores.scores.get(hazard.code) if scores else None
-        fields[f"{hazard.code}_Rating"] = scores.ratings.get(hazard.code) if scores else None
-    return fields
+    return fields | _hazard_fields("", scores) | _tract_fields(result)
+
+
+def _tract_fields(result: LookupResult) -> dict[str, Any]:
+    tract = result.tract_perils
+    scores = tract.scores if tract else None
+    return {
+        "tract_Total_Score": scores.total if scores else None,
+        "tract_risk_rating": scores.total_rating if scores else None,
+        "tract_nri_version": tract.nri_version if tract else None,
+        "tract_note": " ".join(tract.notes) if tract else None,
+    } | _hazard_fields("tract_", scores)
 
 
 def _number(value: float | None) -> str:
@@ -134,6 +162,7 @@ def answer_record(result: LookupResult) -> dict[str, Any]:
         ratings=ratings_record(result),
         location=location_record(result.location),
         receipt=receipt_record(result),
+        tract=tract_record(result),
     )
     return neutralised(record)
 

@@ -42,6 +42,20 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class TractPerils:
+    """FEMA's scores for the census tract the address lies in, beside the county's (which stay
+    the primary scores): tract scores rank tracts nationally, so they are not comparable with
+    county scores, and may come from another NRI release (`notes` says so)."""
+
+    tract_geoid: str  # 11 digits: state, county, tract
+    county_fips: str
+    scores: PerilScores
+    nri_version: str | None
+    tract_from: str  # where the tract GEOID came from: "geocoder" or "building record"
+    notes: tuple[str, ...] = ()  # what the user must know of these scores: a release other than the county's
+
+
+@dataclass(frozen=True, slots=True)
 class DatasetVersion:
     dataset: str
     version: str | None
@@ -61,6 +75,7 @@ class Provenance:
     datasets: tuple[DatasetVersion, ...] = ()
     from_cache: bool = False
     cache_max_age_hours: int | None = None
+    tract_perils: str | None = None  # the source of the census-tract scores, when the answer has them
 
 
 NOT_PROCESSED = "failed"  # a batch row given up after its chunk failed every attempt
@@ -76,6 +91,8 @@ class LookupResult:
     building: Building | None
     provenance: Provenance
     occupants: tuple[Occupant, ...] = field(default_factory=tuple)
+    # None: no tract GEOID for the address, or its tract's scores are not loaded.
+    tract_perils: TractPerils | None = None
 
 
 def address_text(result: LookupResult) -> str:

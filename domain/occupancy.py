@@ -66,6 +66,7 @@ class Building:
     lat: float | None = None
     lng: float | None = None
     source: str | None = None
+    tract_geoid: str | None = None  # the census tract, when the record carries one
 
     def details(self) -> list[tuple[str, str]]:
         """Building facts as 'Key: value' pairs; vacancies and rent are unknown in every open source."""

@@ -139,20 +139,45 @@ def data_load(if_changed: bool) -> None:
     except DataFileError as error:
         raise click.ClickException(str(error)) from error
     for report in reports:
-        state = "unchanged" if report.skipped else f"loaded in {report.seconds:.2f}s"
-        click.echo(f"{report.dataset:14} {report.rows:>7,} rows  {state}  ({report.version})")
+        _echo_report(report)
+
+
+def _echo_report(report) -> None:  # noqa: ANN001 - a loader.LoadReport
+    state = "unchanged" if report.skipped else f"loaded in {report.seconds:.2f}s"
+    click.echo(f"{report.dataset:14} {report.rows:>7,} rows  {state}  ({report.version})")
 
 
 @data.command("status")
 def data_status() -> None:
-    """What is loaded: dataset, version, rows and when."""
-    from adapters.reference_data.loader import dataset_status
+    """What is loaded: dataset, version, rows and when; census tracts per NRI release."""
+    from adapters.reference_data.loader import dataset_status, tract_counts
 
-    rows = _run(_with_engine(_container(), dataset_status))
+    async def both(engine):  # noqa: ANN001, ANN202
+        return await dataset_status(engine), await tract_counts(engine)
+
+    rows, tracts = _run(_with_engine(_container(), both))
     if not rows:
         click.echo("nothing loaded yet: run `perilscope data load`")
     for row in rows:
         click.echo(f"{row.dataset:14} {row.row_count:>7,} rows  {row.version}  loaded {row.loaded_at:%Y-%m-%d %H:%M} UTC  from {row.source_file}")
+    for release, count in tracts:
+        click.echo(f"census tracts  {count:>7,} tracts of NRI {release}")
+
+
+@data.command("import-nri-tracts")
+@click.argument("csv_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--nri-version", help="The NRI release, e.g. 'March 2023', when the file has no NRI_VER column and its name says none.")
+def import_nri_tracts(csv_file: Path, nri_version: str | None) -> None:
+    """Load FEMA's NRI census-tract table (NRI_Table_CensusTracts*.csv, full or trimmed, v1.19
+    RFLD_* or v1.20 IFLD_*, .csv or .csv.gz); importing it again replaces its tracts."""
+    from adapters.reference_data import loader
+    from adapters.reference_data.readers import DataFileError
+
+    try:
+        report = _run(_with_engine(_container(), lambda engine: loader.import_nri_tracts(engine, csv_file, nri_version)))
+    except DataFileError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(f"imported {report.rows:,} census tracts of {report.version} from {csv_file.name}")
 
 
 @data.command("import-businesses")

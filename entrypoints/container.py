@@ -14,6 +14,8 @@ from adapters.db.engine import create_engine, create_session_factory, is_sqlite
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
 from adapters.exports.detailed_writers import DetailedExportFiles
+from adapters.files.local import LocalFileStore
+from adapters.files.s3 import S3FileStore, s3_client
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
 from adapters.identity.pending_state import SignedPendingSignIn
@@ -25,11 +27,13 @@ from adapters.db.api_repositories import SqlApiAnswerStore, SqlApiKeyStore, SqlD
 from application.api_keys import ApiKeyService
 from application.api_plans import ApiPlans
 from application.public_api import PublicApi
-from adapters.security.attempt_limiter import SlidingWindowLimiter
+from application.api_batches import ApiBatches
+from application.idempotency import Idempotency
+from adapters.db.idempotency_repository import SqlIdempotencyStore
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from adapters.security.passwords import Argon2PasswordHasher
-from adapters.security.redis_throttle import RedisAttemptThrottle, redis_client
-from adapters.db.throttle import SqlAttemptThrottle
+from adapters.security.redis_throttle import RedisAttemptThrottle, RedisRequestWindow, redis_client
+from adapters.db.throttle import SqlAttemptThrottle, SqlRequestWindow
 from adapters.db.settings_repository import SqlSystemSettingsStore
 from adapters.db.user_directory import SqlUserDirectory
 from adapters.db.user_roles import CachedUserRoles
@@ -48,6 +52,7 @@ from adapters.db.chunk_repository import SqlChunkStore
 from application.batch_runner import ChunkPolicy
 from adapters.db.batch_usage_repository import SqlBatchRowLedger
 from adapters.jobs.in_process import InProcessJobQueue
+from adapters.metrics.prometheus import PrometheusMetrics
 from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 from application.batch import BatchService
 from application.batch_limits import BatchAllowance, BatchLimits
@@ -62,6 +67,7 @@ from adapters.reference_data.memory_index import (
     LoadedDatasets,
     NaicsTable,
     NriCountyScores,
+    NriTractScores,
     ReferenceIndex,
     ZipAndPlaceCountyLocator,
     ZipCentroidGeocoder,
@@ -73,6 +79,9 @@ from adapters.providers.google_photos import GooglePlacePhotos
 from adapters.providers.google_places import GooglePlacesProvider
 from adapters.providers.yelp_fusion import YelpFusionProvider
 from application.photos import PlacePhotos
+from adapters.db.webhook_repositories import SqlDeliveryStore, SqlSigningSecretStore
+from adapters.webhooks.http import HttpxWebhookSender, LoopHostResolver
+from application.webhooks import WebhookPolicy, Webhooks
 from entrypoints.settings import Settings
 
 
@@ -86,6 +95,7 @@ class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
 
     clock = providers.Singleton(SystemClock)
+    metrics = providers.Singleton(PrometheusMetrics)
     engine = providers.Singleton(create_engine, url=settings.provided.database_url)
     # Tests override this with a factory bound to one connection inside a rolled-back transaction.
     session_factory = providers.Singleton(create_session_factory, bind=engine)
@@ -100,16 +110,18 @@ class Container(containers.DeclarativeContainer):
         secret=settings.provided.secret_key,
         lifetime_seconds=providers.Callable(lambda s: s.access_token_minutes * 60, settings),
     )
-    # Sign-in, sign-up, reset and contact throttles, shared by every process: the database by
-    # default, Redis when PERILSCOPE_THROTTLE=redis.
+    # Sign-in, sign-up, reset and contact throttles and the request rate limit, shared by every
+    # process: Redis when PERILSCOPE_THROTTLE=redis (the default with the Redis queue), else the database.
+    throttle_redis = providers.Singleton(redis_client, settings.provided.redis_url)
     attempt_throttle = providers.Selector(
         providers.Callable(lambda s: s.throttle, settings),
         database=providers.Singleton(SqlAttemptThrottle, sessions=session_factory, writer=writer, clock=clock),
-        redis=providers.Singleton(
-            RedisAttemptThrottle,
-            redis=providers.Singleton(redis_client, settings.provided.redis_url),
-            clock=clock,
-        ),
+        redis=providers.Singleton(RedisAttemptThrottle, redis=throttle_redis, clock=clock),
+    )
+    request_window = providers.Selector(
+        providers.Callable(lambda s: s.throttle, settings),
+        database=providers.Singleton(SqlRequestWindow, writer=writer, clock=clock),
+        redis=providers.Singleton(RedisRequestWindow, redis=throttle_redis, clock=clock),
     )
 
     mailer = providers.Selector(
@@ -143,9 +155,8 @@ class Container(containers.DeclarativeContainer):
     request_rate_limit = providers.Singleton(
         RequestRateLimit,
         settings=system_settings,
-        window=providers.Singleton(
-            SlidingWindowLimiter, max_failures=settings.provided.rate_limit_per_minute, window_seconds=60
-        ),
+        window=request_window,
+        per_minute=settings.provided.rate_limit_per_minute,
     )
 
     # --- two-factor sign-in --------------------------------------------------------------
@@ -256,6 +267,7 @@ class Container(containers.DeclarativeContainer):
         buildings=providers.Singleton(BuildingRecords, index=reference_index),
         naics=providers.Singleton(NaicsTable, index=reference_index),
         catalogue=providers.Singleton(LoadedDatasets, index=reference_index),
+        tracts=providers.Singleton(NriTractScores, index=reference_index),
     )
     # On SQLite (the embedded default) the lookup's hot write skips aiosqlite's thread hops.
     search_store = providers.Selector(
@@ -282,6 +294,7 @@ class Container(containers.DeclarativeContainer):
         quota=search_quota,
         clock=clock,
         settings=system_settings,
+        metrics=metrics,
     )
 
     # --- public API (/api/v1): keys, short-lived bearer tokens, plans and daily limits ------
@@ -311,9 +324,39 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
     )
 
+    # --- signed webhooks when a public-API batch ends (application/webhooks.py) ---------
+    webhook_sender = providers.Singleton(HttpxWebhookSender)
+    webhooks = providers.Singleton(
+        Webhooks,
+        deliveries=providers.Singleton(SqlDeliveryStore, sessions=session_factory, writer=writer),
+        secrets=providers.Singleton(SqlSigningSecretStore, sessions=session_factory, writer=writer),
+        box=providers.Singleton(AesGcmSecretBox, secret_key=settings.provided.secret_key, purpose="perilscope-webhook-secret"),
+        resolver=providers.Singleton(LoopHostResolver),
+        sender=webhook_sender,
+        clock=clock,
+        policy=providers.Factory(
+            WebhookPolicy, allowed_hosts=providers.Callable(lambda s: frozenset(s.webhook_allowed_hosts), settings)
+        ),
+    )
+    # The ports of application/ports/webhooks.py, both served by the one service.
+    callback_url_check = webhooks
+    batch_ended_listener = webhooks
+    # --- files: uploads, chunk results and exports, streamed ------------------------------
+    file_store = providers.Selector(
+        providers.Callable(lambda s: s.file_store, settings),
+        local=providers.Singleton(LocalFileStore, root=settings.provided.files_dir),
+        s3=providers.Singleton(
+            S3FileStore,
+            client=providers.Singleton(
+                s3_client, endpoint_url=settings.provided.s3_endpoint_url, region=settings.provided.s3_region
+            ),
+            bucket=settings.provided.s3_bucket,
+        ),
+    )
+
     # --- batch ---------------------------------------------------------------------
     batch_store = providers.Singleton(SqlBatchStore, sessions=session_factory, writer=writer)
-    in_process_queue = providers.Singleton(InProcessJobQueue)
+    in_process_queue = providers.Singleton(InProcessJobQueue, metrics=metrics)
     job_queue = providers.Selector(
         providers.Callable(lambda s: s.job_queue, settings),
         inprocess=in_process_queue,
@@ -350,6 +393,18 @@ class Container(containers.DeclarativeContainer):
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
         allowance=batch_allowance, detailed_writer=providers.Singleton(DetailedExportFiles),
         chunks=chunk_store, policy=chunk_policy, worker_id=providers.Callable(worker_identity),
+        ended=batch_ended_listener,
+    )
+    # The public API's batches (/api/v1/search/batch) on the same jobs, charged to the daily plan.
+    api_batches = providers.Singleton(
+        ApiBatches, batch=batch, plans=api_plans, callback_check=callback_url_check, clock=clock,
+        max_addresses=settings.provided.api_batch_max_addresses,
+    )
+    idempotency = providers.Singleton(
+        Idempotency,
+        store=providers.Singleton(SqlIdempotencyStore, sessions=session_factory, writer=writer),
+        box=providers.Singleton(AesGcmSecretBox, secret_key=settings.provided.secret_key, purpose="perilscope-idempotency"),
+        clock=clock
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)

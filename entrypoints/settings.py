@@ -19,6 +19,10 @@ OIDC_PROVIDERS = ("google", "github", "facebook", "x")
 GEOCODERS = ("embedded", "census")
 PLACES_PROVIDERS = ("registry", "google", "yelp")
 THROTTLES = ("database", "redis")
+# A public API batch is one JSON body: at most this many addresses of at most ~450 bytes each
+# fit the 16 MB the batch routes read (entrypoints/http/routes/v1_batches.py).
+API_BATCH_ADDRESSES_CEILING = 30_000
+FILE_STORES = ("local", "s3")
 
 
 class SettingsError(RuntimeError):
@@ -47,6 +51,7 @@ class Settings:
     monthly_search_limit: int = 10  # until an administrator saves System Settings
     monthly_batch_row_limit: int = 10_000  # regular users' batch rows a month, likewise
     user_storage_bytes: int = 200 * 1024 * 1024  # each user's uploads and exports together
+    api_batch_max_addresses: int = 10_000  # addresses one public API batch may hold (a larger one: 413)
     upload_retention_hours: int = 24  # unused uploads are deleted after this
     rate_limit_per_minute: int = 60  # lookups, uploads and batches per user, when rate limiting is on
     mailer: str = "outbox"
@@ -62,7 +67,7 @@ class Settings:
     job_queue: str = "inprocess"  # or 'taskiq' (workers: `perilscope worker`)
     redis_url: str = "redis://127.0.0.1:6379/0"
     signups_per_address_per_hour: int = 20
-    throttle: str = "database"  # where sign-in and other attempt counters live: 'database' or 'redis'
+    throttle: str = "database"  # where sign-in attempts and request counts live: 'database' or 'redis'
     job_queue_name: str = "perilscope:batch"
     places_provider: str = "registry"  # or 'google', 'yelp'
     google_maps_api_key: str | None = None
@@ -72,6 +77,15 @@ class Settings:
     batch_chunk_attempts: int = 3  # tries of a failing chunk before its rows are marked failed
     batch_lease_seconds: float = 30.0  # a worker's hold on a chunk, renewed while it works
     batch_sweep_seconds: float = 10.0  # how often each process looks for chunks of dead workers
+    # Hosts (names or IPs) webhooks may call although they resolve to a private or loopback
+    # address; lower case. Empty: only public addresses are called.
+    webhook_allowed_hosts: tuple[str, ...] = ()
+    metrics_token: str | None = None  # /metrics answers only this bearer; unset: no /metrics
+    file_store: str = "local"  # where uploads and exports live: 'local' (files_dir) or 's3'
+    files_dir: Path = PROJECT_ROOT / "var" / "files"
+    s3_endpoint_url: str | None = None  # unset: AWS S3 itself; else MinIO, Ceph, R2...
+    s3_bucket: str | None = None
+    s3_region: str | None = None
 
     @property
     def is_development(self) -> bool:
@@ -103,6 +117,9 @@ class Settings:
             monthly_search_limit=int(get("PERILSCOPE_MONTHLY_SEARCH_LIMIT", "10")),
             monthly_batch_row_limit=int(get("PERILSCOPE_MONTHLY_BATCH_ROW_LIMIT", str(defaults.monthly_batch_row_limit))),
             user_storage_bytes=int(get("PERILSCOPE_USER_STORAGE_BYTES", str(defaults.user_storage_bytes))),
+            api_batch_max_addresses=int(
+                get("PERILSCOPE_API_BATCH_MAX_ADDRESSES", str(defaults.api_batch_max_addresses))
+            ),
             upload_retention_hours=int(get("PERILSCOPE_UPLOAD_RETENTION_HOURS", str(defaults.upload_retention_hours))),
             rate_limit_per_minute=int(get("PERILSCOPE_RATE_LIMIT_PER_MINUTE", "60")),
             mailer=get("PERILSCOPE_MAILER", defaults.mailer),
@@ -120,7 +137,8 @@ class Settings:
             geocoder=get("PERILSCOPE_GEOCODER", defaults.geocoder),
             job_queue=get("PERILSCOPE_JOB_QUEUE", defaults.job_queue),
             redis_url=get("REDIS_URL", defaults.redis_url),
-            throttle=get("PERILSCOPE_THROTTLE", defaults.throttle),
+            # Counters live where the queue does: Redis with the Redis queue, else the database.
+            throttle=get("PERILSCOPE_THROTTLE", "redis" if get("PERILSCOPE_JOB_QUEUE") == "taskiq" else defaults.throttle),
             signups_per_address_per_hour=int(get("PERILSCOPE_SIGNUPS_PER_ADDRESS_PER_HOUR", "20")),
             job_queue_name=get("PERILSCOPE_JOB_QUEUE_NAME", defaults.job_queue_name),
             places_provider=get("PERILSCOPE_PLACES_PROVIDER", defaults.places_provider),
@@ -131,6 +149,16 @@ class Settings:
             batch_chunk_attempts=int(get("PERILSCOPE_BATCH_CHUNK_ATTEMPTS", str(defaults.batch_chunk_attempts))),
             batch_lease_seconds=float(get("PERILSCOPE_BATCH_LEASE_SECONDS", str(defaults.batch_lease_seconds))),
             batch_sweep_seconds=float(get("PERILSCOPE_BATCH_SWEEP_SECONDS", str(defaults.batch_sweep_seconds))),
+            webhook_allowed_hosts=tuple(
+                h.strip().strip("[]").lower() for h in (get("PERILSCOPE_WEBHOOK_ALLOWED_HOSTS") or "").split(",")
+                if h.strip()
+            ),
+            metrics_token=get("PERILSCOPE_METRICS_TOKEN"),
+            file_store=get("PERILSCOPE_FILE_STORE", defaults.file_store),
+            files_dir=Path(get("PERILSCOPE_FILES_DIR", str(var_dir / "files"))).resolve(),
+            s3_endpoint_url=get("PERILSCOPE_S3_ENDPOINT_URL"),
+            s3_bucket=get("PERILSCOPE_S3_BUCKET"),
+            s3_region=get("PERILSCOPE_S3_REGION"),
         )
         settings.check()
         return settings
@@ -148,6 +176,11 @@ class Settings:
             raise SettingsError("Access tokens may live at most 50 minutes.")
         if self.user_storage_bytes < 1024 * 1024:
             raise SettingsError("PERILSCOPE_USER_STORAGE_BYTES must be at least 1048576 (1 MB).")
+        if not 1 <= self.api_batch_max_addresses <= API_BATCH_ADDRESSES_CEILING:
+            raise SettingsError(
+                f"PERILSCOPE_API_BATCH_MAX_ADDRESSES must be from 1 to {API_BATCH_ADDRESSES_CEILING:,} "
+                "(the request body of a batch is bounded too)."
+            )
         if self.upload_retention_hours < 1:
             raise SettingsError("PERILSCOPE_UPLOAD_RETENTION_HOURS must be at least 1.")
         if self.batch_chunk_rows < 1 or self.batch_chunk_attempts < 1:
@@ -158,6 +191,17 @@ class Settings:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:
             raise SettingsError(f"PERILSCOPE_THROTTLE must be one of {', '.join(THROTTLES)}, not {self.throttle!r}.")
+        if self.metrics_token is not None and len(self.metrics_token) < 24:
+            raise SettingsError("PERILSCOPE_METRICS_TOKEN must be at least 24 characters long (a random value).")
+        if self.file_store not in FILE_STORES:
+            raise SettingsError(
+                f"PERILSCOPE_FILE_STORE must be one of {', '.join(FILE_STORES)}, not {self.file_store!r}."
+            )
+        if self.file_store == "s3" and not self.s3_bucket:
+            raise SettingsError(
+                "PERILSCOPE_FILE_STORE=s3 needs PERILSCOPE_S3_BUCKET (and PERILSCOPE_S3_ENDPOINT_URL for a store "
+                "other than AWS S3; credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)."
+            )
         if self.places_provider not in PLACES_PROVIDERS:
             raise SettingsError(
                 f"PERILSCOPE_PLACES_PROVIDER must be one of {', '.join(PLACES_PROVIDERS)}, "

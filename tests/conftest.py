@@ -71,6 +71,22 @@ def throwaway_database(backend: str, directory: Path) -> Iterator[str]:
         asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+TEST_REDIS_URL = os.environ.get("PERILSCOPE_TEST_REDIS", "redis://127.0.0.1:6379/15")
+
+
+async def connect_test_redis():  # noqa: ANN201
+    """A client of the test Redis (a database of its own), or a skip (a failure under CI=true)."""
+    from adapters.security.redis_throttle import redis_client
+
+    redis = redis_client(TEST_REDIS_URL)
+    try:
+        await redis.ping()
+    except Exception as error:  # noqa: BLE001
+        await redis.aclose()
+        _unavailable(f"Redis at {TEST_REDIS_URL} is unavailable: {error}")
+    return redis
+
+
 @pytest.fixture(scope="session", params=BACKENDS)
 def migrated_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """URL of a database built by `alembic upgrade head`, new for this test run."""
@@ -134,10 +150,17 @@ def reference_index(engine: AsyncEngine):  # noqa: ANN201
 
 
 @pytest.fixture
+def container_settings() -> dict[str, object]:
+    """Settings of the test's container beyond the defaults: a test parametrizes this name to change them."""
+    return {}
+
+
+@pytest.fixture
 def container(
-    migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection, reference_index
+    migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection, reference_index,
+    container_settings: dict[str, object],
 ) -> Container:  # noqa: ANN001
-    container = build_container(settings_for_tests(migrated_database_url))
+    container = build_container(settings_for_tests(migrated_database_url, **container_settings))
     container.reference_index.override(reference_index)
     container.engine.override(engine)
     container.session_factory.override(create_session_factory(connection))

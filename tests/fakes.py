@@ -23,6 +23,7 @@ from application.batch_runner import ChunkPolicy
 from application.ports.chunks import ChunkOutput, ChunkResult, ClaimedChunk, FailedInput, JobChunks
 from domain.chunks import ChunkInput, ChunkPlan
 from collections.abc import AsyncIterator, Iterable
+from application.ports.webhooks import BatchEndedListener
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt, refunded
@@ -206,6 +207,20 @@ class InMemoryThrottle:
 
     async def clear(self, key: str) -> None:
         self.states.pop(key, None)
+
+
+class InMemoryRequestWindow:
+    """Fixed windows over a dict: (key, window number) -> requests counted."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self._clock = clock
+        self.counts: dict[tuple[str, int], int] = {}
+
+    async def admit(self, key: str, limit: int, window_seconds: int) -> float:
+        now = self._clock.now().timestamp()
+        window = int(now // window_seconds)
+        self.counts[key, window] = self.counts.get((key, window), 0) + 1
+        return 0.0 if self.counts[key, window] <= limit else max((window + 1) * window_seconds - now, 1.0)
 
 
 class InMemoryRoles:
@@ -397,10 +412,15 @@ class DictRoles:
         return None
 
 
-def in_memory_lookup(search_caching: bool = True, monthly_limit: int = 10) -> LookupWorld:
+def in_memory_lookup(
+    search_caching: bool = True,
+    monthly_limit: int = 10,
+    tracts: object = None,
+    buildings: object = None,
+    geocoder: object = None,
+) -> LookupWorld:
     """Anchorage's ZIP 99503 lies in one county; 99501 is split between two by its addresses."""
     from adapters.address_parser import UsaddressParser
-    from adapters.security.attempt_limiter import SlidingWindowLimiter
     from application.rate_limit import RequestRateLimit
     from application.search_quota import SearchQuota
 
@@ -411,22 +431,23 @@ def in_memory_lookup(search_caching: bool = True, monthly_limit: int = 10) -> Lo
     users: dict[str, Role] = {}
     providers = LookupProviders(
         parser=UsaddressParser(),
-        geocoder=NoGeocoder(),
+        geocoder=geocoder or NoGeocoder(),
         places=places,
         perils=DictPerils({"02020": county("02020", "Anchorage", 31.2), "02122": county("02122", "Kenai Peninsula", 44.0)}),
         locator=TableLocator(
             {"99503": [CountyShare("02020", 1.0)], "99501": [CountyShare("02020", 0.6), CountyShare("02122", 0.4)]},
             {("AK", "KENAI"): {"02122": 1.0}},
         ),
-        buildings=NoBuildings(),
+        buildings=buildings or NoBuildings(),
         naics=NoNaics(),
         catalogue=NoCatalogue(),
+        tracts=tracts,  # type: ignore[arg-type]
     )
     quota = SearchQuota(
         ledger=InMemoryQuotaLedger(searches),
         searches=searches,
         settings=settings,
-        rate_limit=RequestRateLimit(settings, SlidingWindowLimiter(max_failures=1000, window_seconds=60, clock=clock.monotonic)),
+        rate_limit=RequestRateLimit(settings, InMemoryRequestWindow(clock), per_minute=1000),
         roles=DictRoles(users),
         clock=clock,
     )
@@ -767,6 +788,7 @@ class BatchWorld:
 def in_memory_batch(
     storage_bytes: int = 1024 * 1024, monthly_batch_row_limit: int = 100, monthly_search_limit: int = 10,
     policy: ChunkPolicy = ChunkPolicy(),
+    ended: BatchEndedListener | None = None,
 ) -> BatchWorld:
     """The batch use case over `in_memory_lookup`'s world (Anchorage's ZIPs 99501 and 99503)."""
     lookup = in_memory_lookup(monthly_limit=monthly_search_limit)
@@ -785,5 +807,5 @@ def in_memory_batch(
     chunks = InMemoryChunkStore(store)
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
                            queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles(),
-                           chunks=chunks, policy=policy, worker_id="test-worker:1")
+                           chunks=chunks, policy=policy, worker_id="test-worker:1", ended=ended)
     return BatchWorld(service, lookup, store, queue, rows, chunks)

@@ -8,6 +8,7 @@ from datetime import datetime
 from adapters.security.api_tokens import JwtApiTokens
 from application.api_keys import ApiKeyService
 from application.api_plans import ApiPlans
+from application.ports.idempotency import KeyRecord, StoredReply
 from application.ports.public_api import ApiKeyRecord, StoredAnswer
 from domain.accounts import Role
 from domain.api_access import DEFAULT_PLAN, UserPlan
@@ -59,15 +60,15 @@ class InMemoryDailyUsage:
     def __init__(self) -> None:
         self.used_by_day: dict[tuple[str, str], int] = {}
 
-    async def charge(self, user_id: str, day: str, limit: int) -> int | None:
+    async def charge(self, user_id: str, day: str, limit: int, count: int = 1) -> int | None:
         used = self.used_by_day.get((user_id, day), 0)
-        if used >= limit:
+        if count < 1 or used + count > limit:
             return None
-        self.used_by_day[(user_id, day)] = used + 1
-        return used + 1
+        self.used_by_day[(user_id, day)] = used + count
+        return used + count
 
-    async def release(self, user_id: str, day: str) -> None:
-        self.used_by_day[(user_id, day)] -= 1
+    async def release(self, user_id: str, day: str, count: int = 1) -> None:
+        self.used_by_day[(user_id, day)] -= count
 
     async def used(self, user_id: str, day: str) -> int:
         return self.used_by_day.get((user_id, day), 0)
@@ -115,3 +116,39 @@ def in_memory_api() -> ApiWorld:
         tokens=tokens,
         users=users,
     )
+
+
+class InMemoryIdempotencyKeys:
+    """`IdempotencyStore` in a dict; `claim` is check-and-insert with no await between, as atomic
+    as the database's unique constraint."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], KeyRecord] = {}
+
+    async def claim(self, user_id: str, key: str, fingerprint: str, at: datetime) -> bool:
+        if (user_id, key) in self.rows:
+            return False
+        self.rows[(user_id, key)] = KeyRecord(fingerprint, at, None)
+        return True
+
+    async def record(self, user_id: str, key: str) -> KeyRecord | None:
+        return self.rows.get((user_id, key))
+
+    async def complete(self, user_id: str, key: str, reply: StoredReply) -> None:
+        self.rows[(user_id, key)] = replace(self.rows[(user_id, key)], reply=reply)
+
+    async def release(self, user_id: str, key: str) -> None:
+        record = self.rows.get((user_id, key))
+        if record is not None and record.reply is None:
+            del self.rows[(user_id, key)]
+
+    async def expire(self, user_id: str, key: str, created_before: datetime) -> None:
+        record = self.rows.get((user_id, key))
+        if record is not None and record.created_at < created_before:
+            del self.rows[(user_id, key)]
+
+    async def purge(self, created_before: datetime) -> int:
+        old = [k for k, record in self.rows.items() if record.created_at < created_before]
+        for k in old:
+            del self.rows[k]
+        return len(old)

@@ -120,14 +120,17 @@ class SqlPlanStore:
 
 @functools.cache
 def daily_charge_statement(dialect_name: str):  # noqa: ANN201
-    """One statement counts a request: the day's first inserts its row at 1, later ones add 1
-    only while under the limit; no row comes back when the day is used up.
-    Parameters: user_id, day, limit."""
-    statement = upsert_insert(dialect_name, _USAGE).values(user_id=bindparam("user_id"), day=bindparam("day"), used=1)
+    """One statement counts `count` requests (a batch's addresses at once): the day's first
+    inserts its row, later ones add only while the sum stays within the limit; no row comes back
+    when it would not, and then nothing is counted. Parameters: user_id, day, count, limit.
+    The caller refuses a first insert above the limit (the insert itself has no condition)."""
+    statement = upsert_insert(dialect_name, _USAGE).values(
+        user_id=bindparam("user_id"), day=bindparam("day"), used=bindparam("count")
+    )
     statement = statement.on_conflict_do_update(
         index_elements=[_USAGE.c.user_id, _USAGE.c.day],
-        set_={"used": _USAGE.c.used + 1},
-        where=_USAGE.c.used < bindparam("limit"),
+        set_={"used": _USAGE.c.used + bindparam("count")},
+        where=_USAGE.c.used + bindparam("count") <= bindparam("limit"),
     )
     return statement.returning(_USAGE.c.used)
 
@@ -137,20 +140,21 @@ class SqlDailyUsageLedger:
         self._sessions = sessions
         self._writer = writer
 
-    async def charge(self, user_id: str, day: str, limit: int) -> int | None:
-        if limit < 1:  # the insert of a day's first request has no condition
+    async def charge(self, user_id: str, day: str, limit: int, count: int = 1) -> int | None:
+        if count < 1 or count > limit:  # the insert of a day's first request has no condition
             return None
         async with self._writer.session() as session:
             statement = daily_charge_statement(session.bind.dialect.name)
-            used = (await session.execute(statement, {"user_id": user_id, "day": day, "limit": limit})).scalar()
+            values = {"user_id": user_id, "day": day, "limit": limit, "count": count}
+            used = (await session.execute(statement, values)).scalar()
             await session.commit()
         return used
 
-    async def release(self, user_id: str, day: str) -> None:
+    async def release(self, user_id: str, day: str, count: int = 1) -> None:
         await self._writer.execute(
             update(ApiDailyUsageRow)
-            .where(ApiDailyUsageRow.user_id == user_id, ApiDailyUsageRow.day == day, ApiDailyUsageRow.used > 0)
-            .values(used=ApiDailyUsageRow.used - 1)
+            .where(ApiDailyUsageRow.user_id == user_id, ApiDailyUsageRow.day == day, ApiDailyUsageRow.used >= count)
+            .values(used=ApiDailyUsageRow.used - count)
         )
 
     async def used(self, user_id: str, day: str) -> int:

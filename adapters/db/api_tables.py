@@ -57,3 +57,18 @@ class ApiAnswerRow(Base):
     address: Mapped[str] = mapped_column(String(1000))
     result_json: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime]
+
+
+class ApiIdempotencyRow(Base):
+    """An `Idempotency-Key` of a public API POST and, once answered, its answer. Inserted before
+    the work (user_id, key is the primary key), so of two concurrent duplicates only one runs."""
+
+    __tablename__ = "api_idempotency"
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))  # SHA-256 of method, path and body
+    status_code: Mapped[int | None] = mapped_column(Integer)  # None while the first request runs
+    body: Mapped[str | None] = mapped_column(Text)
+    headers: Mapped[str | None] = mapped_column(Text)  # JSON object
+    created_at: Mapped[datetime] = mapped_column(index=True)

@@ -21,7 +21,7 @@ def _job(row: BatchJobRow) -> BatchJob:
     return BatchJob(
         id=row.id, user_id=row.user_id, file_id=row.file_id, status=row.status, stage=row.stage, done=row.done,
         total=row.total, created_at=row.created_at, started_at=row.started_at, finished_at=row.finished_at,
-        error=row.error, export_name=row.export_name,
+        error=row.error, export_name=row.export_name, callback_url=row.callback_url,
     )
 
 
@@ -80,7 +80,7 @@ class SqlBatchStore:
         await self._write(
             insert(BatchJobRow).values(
                 id=job.id, user_id=job.user_id, file_id=job.file_id, status=job.status, stage=job.stage,
-                done=job.done, total=job.total, created_at=job.created_at,
+                done=job.done, total=job.total, created_at=job.created_at, callback_url=job.callback_url,
             )
         )
 

@@ -36,6 +36,8 @@ class BatchJobRow(Base):
     total: Mapped[int] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(String(500))
     export_name: Mapped[str | None] = mapped_column(String(255))
+    # A public API batch's webhook (application/ports/webhooks.py), told when the job ends.
+    callback_url: Mapped[str | None] = mapped_column(String(2048))
     created_at: Mapped[datetime]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]

@@ -29,6 +29,27 @@ for _hazard in HAZARDS:
     setattr(NriCountyRow, f"{_hazard.code.lower()}_rating", mapped_column(String(40), nullable=True))
 
 
+class NriTractRow(Base):
+    """FEMA's NRI scores of one census tract in one release: a tract may be loaded from several
+    releases (v1.19 and v1.20), each imported and replaced on its own."""
+
+    __tablename__ = "nri_tract"
+
+    tract_geoid: Mapped[str] = mapped_column(String(11), primary_key=True)
+    nri_version: Mapped[str] = mapped_column(String(60), primary_key=True)
+    county_fips: Mapped[str] = mapped_column(String(5))
+    state: Mapped[str | None] = mapped_column(String(2))
+    county_name: Mapped[str | None] = mapped_column(String(100))
+    risk_score: Mapped[float | None] = mapped_column(Float)
+    risk_rating: Mapped[str | None] = mapped_column(String(40))
+    source: Mapped[str] = mapped_column(String(200))  # the file it was imported from
+
+
+for _hazard in HAZARDS:
+    setattr(NriTractRow, f"{_hazard.code.lower()}_score", mapped_column(Float, nullable=True))
+    setattr(NriTractRow, f"{_hazard.code.lower()}_rating", mapped_column(String(40), nullable=True))
+
+
 class ZipCountyRow(Base):
     __tablename__ = "zip_county"
 
@@ -127,6 +148,7 @@ class BuildingRow(Base):
     gfa_parking: Mapped[int | None] = mapped_column(Integer)
     largest_use: Mapped[str | None] = mapped_column(String(200))
     all_uses: Mapped[str | None] = mapped_column(Text)
+    tract_geoid: Mapped[str | None] = mapped_column(String(11))  # when the source gives the census tract
 
 
 class DatasetLoadRow(Base):

@@ -7,6 +7,7 @@ from adapters.db import (  # noqa: F401
     mfa_tables,
     settings_tables,
     throttle_tables,
+    webhook_tables,
 )
 from adapters.db.base import Base
 

@@ -1,6 +1,6 @@
-"""`AttemptThrottle` in the database: one conditional upsert per attempt, so the check and the
-count are a single atomic statement on SQLite and PostgreSQL alike (domain/throttling.py is
-the model this statement implements)."""
+"""`AttemptThrottle` and `RequestWindow` in the database: one conditional upsert per attempt, so
+the check and the count are a single atomic statement on SQLite and PostgreSQL alike
+(domain/throttling.py is the model the attempt statement implements)."""
 
 from __future__ import annotations
 
@@ -30,22 +30,11 @@ class SqlAttemptThrottle:
         now = self._clock.now().timestamp()
         row = ThrottleCounterRow.__table__.c
         async with self._writer.session() as session:
-            insert = upsert_insert(session.bind.dialect.name, ThrottleCounterRow).values(
-                key=hashed_key(key), attempts=1, last_attempt_at=now
+            starts_over = row.last_attempt_at <= now - rule.window_seconds
+            admitted = await _counted(
+                session, key, now, starts_over,
+                or_(starts_over, row.attempts < rule.free, row.last_attempt_at <= now - _wait_after(row.attempts, rule)),
             )
-            statement = insert.on_conflict_do_update(
-                index_elements=["key"],
-                set_={
-                    "attempts": case((row.last_attempt_at <= now - rule.window_seconds, 1), else_=row.attempts + 1),
-                    "last_attempt_at": now,
-                },
-                where=or_(
-                    row.last_attempt_at <= now - rule.window_seconds,
-                    row.attempts < rule.free,
-                    row.last_attempt_at <= now - _wait_after(row.attempts, rule),
-                ),
-            ).returning(row.attempts)
-            admitted = (await session.execute(statement)).first() is not None
             if admitted:
                 await session.commit()
                 return 0.0
@@ -68,6 +57,45 @@ class SqlAttemptThrottle:
 
     async def clear(self, key: str) -> None:
         await self._writer.execute(delete(ThrottleCounterRow).where(ThrottleCounterRow.key == hashed_key(key)))
+
+
+class SqlRequestWindow:
+    """Fixed windows in the throttle counters' table: a key's row holds the requests admitted since
+    its window began and when the last one came; a last request before the current window began
+    means the count starts over. No migration: the row's meaning is the attempt throttle's."""
+
+    def __init__(self, writer: SqlWriter, clock: Clock) -> None:
+        self._writer = writer
+        self._clock = clock
+
+    async def admit(self, key: str, limit: int, window_seconds: int) -> float:
+        now = self._clock.now().timestamp()
+        window_start = now - now % window_seconds
+        row = ThrottleCounterRow.__table__.c
+        async with self._writer.session() as session:
+            starts_over = row.last_attempt_at < window_start
+            admitted = await _counted(session, key, now, starts_over, or_(starts_over, row.attempts < limit))
+            if admitted:
+                await session.commit()
+        return 0.0 if admitted else max(window_start + window_seconds - now, 1.0)
+
+
+async def _counted(session: AsyncSession, key: str, now: float, starts_over, admitted_when) -> bool:  # noqa: ANN001
+    """One attempt counted in one atomic upsert: a new key starts at 1; a stored one starts over
+    at 1 when `starts_over`, else adds 1, and only when `admitted_when` holds. False: refused,
+    nothing written."""
+    row = ThrottleCounterRow.__table__.c
+    statement = (
+        upsert_insert(session.bind.dialect.name, ThrottleCounterRow)
+        .values(key=hashed_key(key), attempts=1, last_attempt_at=now)
+        .on_conflict_do_update(
+            index_elements=["key"],
+            set_={"attempts": case((starts_over, 1), else_=row.attempts + 1), "last_attempt_at": now},
+            where=admitted_when,
+        )
+        .returning(row.attempts)
+    )
+    return (await session.execute(statement)).first() is not None
 
 
 def _wait_after(attempts, rule: ThrottleRule):  # noqa: ANN001, ANN202

@@ -7,6 +7,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
+from application.ports.metrics import Metrics, NoMetrics
+
 log = logging.getLogger("perilscope.jobs")
 
 
@@ -16,10 +18,12 @@ class JobRunner(Protocol):
 
 
 class InProcessJobQueue:
-    def __init__(self, service: Callable[[], JobRunner], concurrency: int = 1) -> None:
+    def __init__(self, service: Callable[[], JobRunner], concurrency: int = 1, metrics: Metrics | None = None) -> None:
         self._service = service
         self._slots = asyncio.Semaphore(concurrency)  # one batch at a time keeps lookups responsive
         self._tasks: set[asyncio.Task[None]] = set()
+        self._running = 0
+        self._metrics = metrics or NoMetrics()
 
     async def enqueue(self, job_id: str) -> None:
         self._spawn(self._service().run(job_id), f"batch-job-{job_id}")
@@ -31,14 +35,26 @@ class InProcessJobQueue:
     def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
         task = asyncio.create_task(self._guarded(work), name=name)
         self._tasks.add(task)  # keep a reference until it ends
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._ended)
+        self._report()
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._report()
+
+    def _report(self) -> None:
+        self._metrics.job_queue_changed(waiting=len(self._tasks) - self._running, running=self._running)
 
     async def _guarded(self, work: Coroutine[Any, Any, None]) -> None:
         async with self._slots:
+            self._running += 1
+            self._report()
             try:
                 await work
             except Exception:  # the job and chunk rows say what failed; the sweeper carries on
                 log.exception("batch task failed")
+            finally:
+                self._running -= 1
 
     async def drain(self) -> None:
         """Wait for every queued job (tests, and a graceful shutdown)."""

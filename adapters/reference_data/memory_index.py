@@ -19,17 +19,19 @@ from adapters.db.reference_tables import (
     DatasetLoadRow,
     NaicsCodeRow,
     NriCountyRow,
+    NriTractRow,
     PlaceCountyRow,
     ZipCountyRow,
     ZipCountyShareRow,
 )
 from adapters.naics_mapping import naics_for_types
 from adapters.reference_data.readers import EMBEDDED_DATASETS
-from application.ports.lookup import CountyPerils
+from application.ports.lookup import CountyPerils, TractScores
 from domain.lookup_result import DatasetVersion
 from domain.address import BuildingKey
 from domain.county_choice import CountyChoice, CountyShare, choose_county, disputed_by_place, place_key, with_note
 from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
+from domain.nri_release import parse_release
 from domain.perils import HAZARDS, PerilScores
 
 RECHECK_SECONDS = 30.0
@@ -39,6 +41,8 @@ RECHECK_SECONDS = 30.0
 class ReferenceData:
     county_by_zip: dict[str, CountyPerils | None] = field(default_factory=dict)
     counties: dict[str, CountyPerils] = field(default_factory=dict)
+    # tract GEOID → its scores in each loaded NRI release, newest release first
+    tracts: dict[str, tuple[TractScores, ...]] = field(default_factory=dict)
     zip_shares: dict[str, tuple[CountyShare, ...]] = field(default_factory=dict)
     zip_state: dict[str, str] = field(default_factory=dict)
     # (state, place key) → county → share of the place's population, from the best source that
@@ -81,6 +85,7 @@ async def _load(session: AsyncSession) -> ReferenceData:
     data = ReferenceData()
     counties = {row.county_fips: _county(row) for row in await session.scalars(select(NriCountyRow))}
     data.counties = counties
+    data.tracts = await _load_tracts(session)
     zip_rows = select(ZipCountyRow.zip, ZipCountyRow.county_fips, ZipCountyRow.state, ZipCountyRow.lat, ZipCountyRow.lng)
     for zip_row in (await session.execute(zip_rows)).all():
         data.county_by_zip[zip_row.zip] = counties.get(zip_row.county_fips or "")
@@ -99,9 +104,28 @@ async def _load(session: AsyncSession) -> ReferenceData:
     data.naics_titles = dict((await session.execute(select(NaicsCodeRow.code, NaicsCodeRow.title))).all())
     as_of = {dataset.name: dataset.as_of for dataset in EMBEDDED_DATASETS}
     loads = (await session.execute(select(DatasetLoadRow.dataset, DatasetLoadRow.version).order_by(DatasetLoadRow.dataset))).all()
-    data.datasets = [DatasetVersion(row.dataset, row.version, as_of.get(row.dataset)) for row in loads]
+    data.datasets = [DatasetVersion(row.dataset, row.version, as_of.get(row.dataset) or _release_month(row.version)) for row in loads]
     session.expunge_all()
     return data
+
+
+def _release_month(version: str | None) -> str | None:
+    """An NRI release's month ("2023-03"), as the date of a tract table's data."""
+    release = parse_release(version) if version and version.startswith("NRI ") else None  # a tract table's
+    return f"{release.year}-{release.month:02d}" if release and release.year and release.month else None
+
+
+async def _load_tracts(session: AsyncSession) -> dict[str, tuple[TractScores, ...]]:
+    by_tract: dict[str, list[TractScores]] = defaultdict(list)
+    for row in await session.scalars(select(NriTractRow)):
+        scores = _scores(row)
+        by_tract[row.tract_geoid].append(TractScores(row.tract_geoid, row.county_fips, scores, row.nri_version))
+
+    def newest_first(tract: TractScores) -> tuple[int, int]:
+        release = parse_release(tract.nri_version)
+        return (-(release.year or 0), -(release.month or 0)) if release else (0, 0)
+
+    return {geoid: tuple(sorted(versions, key=newest_first)) for geoid, versions in by_tract.items()}
 
 
 PLACE_SOURCES_BEST_FIRST = ("geocorr2022", "census_places", "simplemaps_cities")
@@ -126,14 +150,17 @@ async def _load_county_shares(session: AsyncSession, data: ReferenceData) -> Non
         data.place_shares.update(by_source.get(source, {}))
 
 
-def _county(row: NriCountyRow) -> CountyPerils:
-    scores = PerilScores(
+def _scores(row: NriCountyRow | NriTractRow) -> PerilScores:
+    return PerilScores(
         scores={h.code: getattr(row, f"{h.code.lower()}_score") for h in HAZARDS},
         ratings={h.code: getattr(row, f"{h.code.lower()}_rating") for h in HAZARDS},
         total=row.risk_score,
         total_rating=row.risk_rating,
     )
-    return CountyPerils(row.county_fips, row.county_name, row.state, scores, row.nri_version)
+
+
+def _county(row: NriCountyRow) -> CountyPerils:
+    return CountyPerils(row.county_fips, row.county_name, row.state, _scores(row), row.nri_version)
 
 
 def _building(row: BuildingRow) -> Building:
@@ -152,6 +179,7 @@ def _building(row: BuildingRow) -> Building:
         lat=row.lat,
         lng=row.lng,
         source=row.source,
+        tract_geoid=row.tract_geoid,
     )
 
 
@@ -168,6 +196,21 @@ class NriCountyScores:
 
     async def for_county(self, county_fips: str) -> CountyPerils | None:
         return (await self._index.data()).counties.get(county_fips)
+
+
+class NriTractScores:
+    """A census tract's NRI scores, where FEMA's tract table for its area is loaded."""
+
+    name = "FEMA National Risk Index (census tract)"
+
+    def __init__(self, index: ReferenceIndex) -> None:
+        self._index = index
+
+    async def for_tract(self, tract_geoid: str, prefer_version: str | None) -> TractScores | None:
+        versions = (await self._index.data()).tracts.get(tract_geoid, ())
+        preferred = parse_release(prefer_version)
+        same = next((t for t in versions if preferred and (r := parse_release(t.nri_version)) and r.same_as(preferred)), None)
+        return same or (versions[0] if versions else None)
 
 
 class ZipAndPlaceCountyLocator:

@@ -262,6 +262,7 @@ GENERIC_BUILDING_COLUMNS = ["address", "city", "state", "zip"]
 OPTIONAL_BUILDING_COLUMNS = [
     "year_built", "property_type", "floors", "buildings", "gfa_total", "gfa_parking",
     "largest_use", "all_uses", "parcel", "neighborhood", "lat", "lng", "property_name", "source_record_id",
+    "tract_geoid",
 ]
 SEATTLE_BUILDING_COLUMNS = {
     "OSEBuildingID": "source_record_id", "PropertyName": "property_name", "Address": "address", "City": "city",
@@ -288,7 +289,15 @@ def _building_rows(source: str, frame: pd.DataFrame) -> Rows:
         out[column] = _number(frame[column].astype("string"))
     for column in ("year_built", "floors", "buildings", "gfa_total", "gfa_parking"):
         out[column] = _integer(frame[column].astype("string"))
+    out["tract_geoid"] = _tract_geoid(frame["tract_geoid"].astype("string"))
     return _records(out)
+
+
+def _tract_geoid(series: pd.Series) -> pd.Series:
+    """An 11-digit census tract code, its leading zero put back if a spreadsheet dropped it;
+    anything else is no tract (None), not a guess."""
+    digits = series.str.strip().str.replace(r"\.0+$", "", regex=True)
+    return digits.where(digits.str.fullmatch(r"\d{10,11}").fillna(False).astype(bool), None).str.zfill(11)
 
 
 def read_seattle_buildings(path: Path) -> Rows:

@@ -1,5 +1,6 @@
-"""`AttemptThrottle` in Redis, for deployments that already run it: one Lua script per attempt,
-which Redis runs atomically (the same model as domain/throttling.py and adapters/db/throttle.py)."""
+"""`AttemptThrottle` and `RequestWindow` in Redis, for deployments that already run it: one Lua
+script per attempt, which Redis runs atomically (the same model as domain/throttling.py and
+adapters/db/throttle.py)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,27 @@ class RedisAttemptThrottle:
 
     async def clear(self, key: str) -> None:
         await self._redis.delete(self._key(key))
+
+
+# One counter per key and window, gone with its window: INCR then, for a new counter, its expiry.
+REQUEST_WINDOW_SCRIPT = """
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
+return count
+"""
+
+
+class RedisRequestWindow:
+    def __init__(self, redis: Redis, clock: Clock, prefix: str = "perilscope:requests:") -> None:
+        self._clock = clock
+        self._prefix = prefix
+        self._script = redis.register_script(REQUEST_WINDOW_SCRIPT)
+
+    async def admit(self, key: str, limit: int, window_seconds: int) -> float:
+        now = self._clock.now().timestamp()
+        window = int(now // window_seconds)
+        counter = f"{self._prefix}{hashlib.sha256(key.encode()).hexdigest()}:{window}"
+        count = int(await self._script(keys=[counter], args=[window_seconds + 1]))
+        return 0.0 if count <= limit else max((window + 1) * window_seconds - now, 1.0)

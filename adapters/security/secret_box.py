@@ -1,5 +1,5 @@
-"""TOTP secrets encrypted at rest with AES-256-GCM; the owner's id is the associated data, so a
-sealed secret copied onto another account does not open.
+"""TOTP and webhook signing secrets encrypted at rest with AES-256-GCM (a key per purpose); the
+owner's id is the associated data, so a sealed secret copied onto another account does not open.
 
 The key is derived from the app's secret key for this purpose only. Changing the secret key makes
 the stored secrets unreadable: people then sign in with a recovery code and set up again.
@@ -21,8 +21,9 @@ NONCE_BYTES = 12
 
 
 class AesGcmSecretBox:
-    def __init__(self, secret_key: str) -> None:
-        self._aead = AESGCM(hashlib.sha256(f"{PURPOSE}|{secret_key}".encode()).digest())
+    def __init__(self, secret_key: str, purpose: str = PURPOSE) -> None:
+        # One key per purpose: a sealed TOTP secret never opens as a webhook secret, or back.
+        self._aead = AESGCM(hashlib.sha256(f"{purpose}|{secret_key}".encode()).digest())
 
     def seal(self, secret: str, owner: str) -> str:
         nonce = os.urandom(NONCE_BYTES)

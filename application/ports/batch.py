@@ -38,6 +38,7 @@ class BatchJob:
     finished_at: datetime | None = None
     error: str | None = None
     export_name: str | None = None
+    callback_url: str | None = None  # a public API batch's webhook, told when the job ends
 
 
 @dataclass(frozen=True, slots=True)

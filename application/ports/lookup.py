@@ -37,6 +37,23 @@ class PerilScoresSource(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class TractScores:
+    tract_geoid: str
+    county_fips: str
+    scores: PerilScores
+    nri_version: str | None
+
+
+class TractPerilsSource(Protocol):
+    name: str
+
+    async def for_tract(self, tract_geoid: str, prefer_version: str | None) -> TractScores | None:
+        """The tract's scores from the release `prefer_version` names if that one is loaded, else
+        from the newest loaded; None when the tract is not loaded at all."""
+        ...
+
+
 class DataCatalogue(Protocol):
     async def versions(self) -> list[DatasetVersion]:
         """The reference datasets loaded now, for the receipt of every answer."""

@@ -83,16 +83,6 @@ class QrCodes(Protocol):
     def svg(self, text: str) -> str: ...
 
 
-class SecretBox(Protocol):
-    """Authenticated encryption of TOTP secrets at rest, bound to their owner."""
-
-    def seal(self, secret: str, owner: str) -> str: ...
-
-    def open(self, sealed: str, owner: str) -> str | None:
-        """None when the value was altered, belongs to another owner or the key changed."""
-        ...
-
-
 class ChallengeSealer(Protocol):
     def seal(self, challenge: MfaChallenge) -> str: ...
 

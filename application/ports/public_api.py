@@ -57,13 +57,14 @@ class PlanStore(Protocol):
 
 
 class DailyUsageLedger(Protocol):
-    async def charge(self, user_id: str, day: str, limit: int) -> int | None:
-        """Count one request of `day`, atomically and only while under `limit` (concurrent callers
-        in any process can never pass it): the count after this one, or None when refused."""
+    async def charge(self, user_id: str, day: str, limit: int, count: int = 1) -> int | None:
+        """Count `count` requests of `day` (a batch's addresses) in one atomic step, only while the
+        day's count stays within `limit` (concurrent callers in any process can never pass it):
+        the count after these, or None, with nothing counted, when refused."""
         ...
 
-    async def release(self, user_id: str, day: str) -> None:
-        """Give back one charged request (its work was refused before it was done)."""
+    async def release(self, user_id: str, day: str, count: int = 1) -> None:
+        """Give back charged requests (their work was refused before it was done)."""
         ...
 
     async def used(self, user_id: str, day: str) -> int: ...

@@ -9,6 +9,7 @@ from typing import Protocol
 from application.ports.batch import BatchJob
 
 
+
 class CallbackUrlCheck(Protocol):
     async def check(self, url: str) -> str:
         """The URL as it will be called, when PerilScope may call it; otherwise raises
@@ -29,3 +30,4 @@ class NoBatchEndedListener:
 
     async def batch_ended(self, job: BatchJob, callback_url: str) -> None:
         return None
+

@@ -13,6 +13,9 @@ from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
 from entrypoints.http.housekeeping import UploadPurger
 from entrypoints.sweeper import ChunkSweeper
+from entrypoints.http.webhook_pump import WebhookPump
+from entrypoints.http.metrics import ROUTES as METRICS_ROUTES
+from entrypoints.http.metrics import http_metrics_middleware
 from entrypoints.http.openapi import openapi_config
 from entrypoints.http.request_id import request_id_middleware
 from entrypoints.http.routes import ROUTE_HANDLERS
@@ -51,19 +54,24 @@ def create_app(container: Container) -> Litestar:
 
     upload_purger = UploadPurger(container)
     chunk_sweeper = ChunkSweeper(lambda: container.batch().sweep(), settings.batch_sweep_seconds)
+    webhook_pump = WebhookPump(container.webhooks())
+
+    async def close_webhook_sender() -> None:
+        await container.webhook_sender().aclose()
 
     app = Litestar(
-        route_handlers=[*ROUTE_HANDLERS, swagger_assets, *spa_routes(settings.web_dist)],
+        route_handlers=[*ROUTE_HANDLERS, *METRICS_ROUTES, swagger_assets, *spa_routes(settings.web_dist)],
         dependencies=DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[request_id_middleware],
+        middleware=[http_metrics_middleware(), request_id_middleware],
         # Secure cookies and HSTS go together: both when the public base URL is https.
         before_send=[security_headers_hook(https=settings.secure_cookies)],
         before_request=refuse_bad_requests,
         openapi_config=openapi_config(render_plugins=[SelfHostedSwagger()]),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
-        on_startup=[resume_batch_jobs, upload_purger.start, chunk_sweeper.start],
-        on_shutdown=[upload_purger.stop, chunk_sweeper.stop, stop_batch_jobs, dispose_engine, close_http_client],
+        on_startup=[resume_batch_jobs, upload_purger.start, chunk_sweeper.start, webhook_pump.start],
+        on_shutdown=[upload_purger.stop, chunk_sweeper.stop, stop_batch_jobs, webhook_pump.stop, close_webhook_sender,
+                     dispose_engine, close_http_client],
         debug=False,
         # gzip for JSON and the web app's assets (a 280 kB bundle is 88 kB on the wire).
         compression_config=CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6),

@@ -20,12 +20,15 @@ from application.contact import ContactService
 from application.api_keys import NO_CREDENTIALS, ApiKeyService
 from application.api_plans import ApiPlans
 from application.public_api import PublicApi
+from application.api_batches import ApiBatches
+from application.idempotency import Idempotency
 from application.ports.public_api import ApiCaller
 from application.errors import Forbidden, NotAuthenticated
 from application.external_sign_in import ExternalSignIn
 from application.lookup import LookupService
 from application.mfa import MFA_SETUP_REQUIRED, MfaGate, MfaService
 from application.photos import PlacePhotos
+from application.webhooks import Webhooks
 from application.ports.accounts import AccessClaims
 from application.ports.clock import Clock
 from application.ports.mail import Mailer
@@ -118,6 +121,9 @@ DEPENDENCIES = {
     "public_api": _from_container(lambda c: c.public_api()),
     "api_keys": _from_container(lambda c: c.api_keys()),
     "api_plans": _from_container(lambda c: c.api_plans()),
+    "webhooks": _from_container(lambda c: c.webhooks()),
+    "api_batches": _from_container(lambda c: c.api_batches()),
+    "idempotency": _from_container(lambda c: c.idempotency()),
 }
 
 
@@ -143,3 +149,6 @@ ApiClient = NamedDependency[ApiCaller]
 PublicApiService = NamedDependency[PublicApi]
 ApiKeys = NamedDependency[ApiKeyService]
 ApiPlansService = NamedDependency[ApiPlans]
+WebhooksService = NamedDependency[Webhooks]
+ApiBatchesService = NamedDependency[ApiBatches]
+IdempotencyService = NamedDependency[Idempotency]

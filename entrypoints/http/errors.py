@@ -23,6 +23,7 @@ from application.errors import (
     QuotaExceeded,
     ServiceBusy,
     StorageFull,
+    TooLarge,
     TooManyRequests,
 )
 from domain.batch_input import UploadError
@@ -38,6 +39,7 @@ STATUS_BY_ERROR: dict[type[ApplicationError], int] = {
     NotFound: 404,
     Conflict: 409,
     StorageFull: 413,
+    TooLarge: 413,
     QuotaExceeded: 429,
     TooManyRequests: 429,
     ProviderUnavailable: 503,

@@ -1,4 +1,5 @@
-"""Periodic upkeep inside the server: the purge of uploads no job needs any more (retention)."""
+"""Periodic upkeep inside the server: the purge of uploads no job needs any more (retention), and
+of the public API's Idempotency-Keys past their 24 hours."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ class UploadPurger(Periodic):
         self._container = container
 
     async def round(self) -> None:
-        purged = await self._container.batch().purge_uploads()
-        if purged:
-            log.info("purged uploads", extra={"uploads": purged})
+        try:
+            purged = await self._container.batch().purge_uploads()
+            if purged:
+                log.info("purged uploads", extra={"uploads": purged})
+        finally:  # each purge on its own: one failing does not stop the other
+            await self._container.idempotency().purge()

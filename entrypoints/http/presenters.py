@@ -11,7 +11,7 @@ import msgspec
 
 from domain.lookup_result import LookupResult, address_text
 from domain.occupancy import UNKNOWN, Occupant
-from domain.answer_record import location_record, perils_record, ratings_record, receipt_record
+from domain.answer_record import location_record, perils_record, ratings_record, receipt_record, tract_record
 from domain.perils import PerilScores
 
 
@@ -58,6 +58,29 @@ class DatasetBody(msgspec.Struct):
     as_of: str | None
 
 
+class ScoreGeographyBody(msgspec.Struct):
+    geography_level: str  # county (the primary scores) or tract
+    geoid: str | None  # 5-digit county or 11-digit tract
+    nri_version: str | None
+
+
+class TractBody(msgspec.Struct):
+    """FEMA's scores for the address's census tract, beside the county's (the primary ones).
+    Tract scores rank tracts nationally: not comparable with county scores (see notes)."""
+
+    geography_level: str  # always "tract"
+    tract_geoid: str
+    county_fips: str
+    nri_version: str | None
+    tract_from: str  # where the tract came from: geocoder or building record
+    perils: dict[str, float | None]  # XXXX_Score per hazard and Total_Score; null: not applicable or unknown
+    ratings: dict[str, str | None]
+    Total_Score: float | None  # noqa: N815
+    Top3_Scores_Combined: str  # noqa: N815
+    notes: list[str]  # this answer's: when the tract's NRI release is not the county's, that
+    about: str  # what tract scores are, next to county scores
+
+
 class ReceiptBody(msgspec.Struct):
     nri_version: str | None
     county_fips: str | None
@@ -72,6 +95,8 @@ class ReceiptBody(msgspec.Struct):
     datasets: list[DatasetBody] = []
     from_cache: bool = False
     cache_max_age_hours: int | None = None
+    # Each set of scores in the answer with its geography and NRI release (absent on old answers).
+    score_geographies: list[ScoreGeographyBody] = []
 
 
 class PhotoBody(msgspec.Struct):
@@ -104,6 +129,8 @@ class SearchResultBody(msgspec.Struct):
     receipt: ReceiptBody
     # Answers stored before the county choice was recorded have none.
     location: LocationBody | None = None
+    # The census tract's scores, when the tract is known and its NRI table loaded.
+    tract: TractBody | None = None
 
 
 def occupant_body(occupant: Occupant) -> OccupantBody:
@@ -153,6 +180,7 @@ def result_body(result: LookupResult | dict) -> SearchResultBody | None:
         rental_rate=None,
         receipt=msgspec.convert(receipt_record(result), ReceiptBody),
         location=msgspec.convert(location_record(result.location), LocationBody),
+        tract=msgspec.convert(tract, TractBody) if (tract := tract_record(result)) else None,
     )
 
 

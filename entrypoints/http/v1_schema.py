@@ -4,7 +4,7 @@ presenter that makes them from the lookup's answer. Unknown is null, never 0."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -13,6 +13,7 @@ from domain.lookup_result import Location as LookupLocation
 from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import spec_json
 
+from application.api_batches import FORMATS, ExportId, ExportState
 from application.api_plans import DailyStanding
 from domain.occupancy import UNKNOWN
 from domain.perils import HAZARDS, PerilScores
@@ -57,10 +58,33 @@ class DatasetUsed(msgspec.Struct):
     as_of: str | None
 
 
-class Provenance(msgspec.Struct):
+class ScoreGeography(msgspec.Struct):
+    geography_level: str  # county (the primary scores) or tract
+    geoid: str | None
     nri_version: str | None
+
+
+class Provenance(msgspec.Struct):
+    nri_version: str | None  # of the county scores (the primary ones)
     datasets: list[DatasetUsed]
     scored_at: str | None
+    score_geographies: list[ScoreGeography]  # each set of scores: geography level, GEOID, NRI release
+
+
+class TractRisk(msgspec.Struct):
+    """The census tract's scores beside the county's; tract scores rank tracts nationally and are
+    not comparable with county scores (`about` says so); `notes` says when the NRI releases differ."""
+
+    geography_level: Literal["tract"]
+    tract_geoid: str
+    nri_version: str | None
+    total_score: float | None
+    risk_level: str | None
+    top_risks: list[TopRisk]
+    scores: dict[str, float | None]  # by hazard code
+    ratings: dict[str, str | None]  # by hazard code, and Total
+    notes: list[str]
+    about: str
 
 
 class OccupantView(msgspec.Struct):
@@ -84,6 +108,7 @@ class RiskAssessment(msgspec.Struct, omit_defaults=True):
     ratings: dict[str, str | None]  # by hazard code, and Total
     location: Location
     provenance: Provenance
+    tract: TractRisk | None  # null: no census tract for the address, or its tract table is not loaded
     occupants: list[OccupantView] | None = None  # with include_occupants=true only
 
 
@@ -188,12 +213,41 @@ def occupant_view(occupant: dict[str, Any]) -> OccupantView:
     )
 
 
+def _scores_by_code(perils: dict[str, Any]) -> tuple[dict[str, float | None], list[TopRisk]]:
+    scores = {hazard.code: _number(perils.get(hazard.field_name)) for hazard in HAZARDS}
+    return scores, [TopRisk(hazard.code, hazard.name, score) for hazard, score in PerilScores(scores=scores).top3()]
+
+
+def tract_risk(tract: dict[str, Any] | None) -> TractRisk | None:
+    if not tract:
+        return None
+    scores, top = _scores_by_code(tract.get("perils") or {})
+    ratings = tract.get("ratings") or {}
+    return TractRisk(
+        geography_level="tract",
+        tract_geoid=str(tract.get("tract_geoid")),
+        nri_version=tract.get("nri_version"),
+        total_score=_number(tract.get("Total_Score")),
+        risk_level=ratings.get("Total"),
+        top_risks=top,
+        scores=scores,
+        ratings=ratings,
+        notes=list(tract.get("notes") or []),
+        about=str(tract.get("about") or ""),
+    )
+
+
+def _score_geographies(receipt: dict[str, Any]) -> list[ScoreGeography]:
+    levels = receipt.get("score_geographies")
+    if levels is None and receipt.get("geography_level") == "county":  # an answer stored before tract scores
+        levels = [{"geography_level": "county", "geoid": receipt.get("county_fips"), "nri_version": receipt.get("nri_version")}]
+    return [msgspec.convert(level, ScoreGeography) for level in levels or []]
+
+
 def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bool = False) -> RiskAssessment:
     """The v1 answer, from the web's JSON of the answer (SPEC field names), so both read alike."""
     answer = spec_json(answer)
-    perils = answer.get("perils") or {}
-    scores = {hazard.code: _number(perils.get(hazard.field_name)) for hazard in HAZARDS}
-    top = PerilScores(scores=scores).top3()
+    scores, top = _scores_by_code(answer.get("perils") or {})
     location = answer.get("location") or {}
     receipt = answer.get("receipt") or {}
     ratings = answer.get("ratings") or {}
@@ -202,7 +256,7 @@ def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bo
         address=str(answer.get("query") or ""),
         total_score=_number(answer.get("Total_Score")),
         risk_level=ratings.get("Total"),
-        top_risks=[TopRisk(hazard.code, hazard.name, score) for hazard, score in top],
+        top_risks=top,
         scores=scores,
         ratings=ratings,
         location=location_view({**location, **{name: receipt.get(name) for name in ("lat", "lng", "geocode_match")}}),
@@ -210,6 +264,120 @@ def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bo
             nri_version=receipt.get("nri_version"),
             datasets=[msgspec.convert(d, DatasetUsed) for d in receipt.get("datasets") or []],
             scored_at=receipt.get("scored_at"),
+            score_geographies=_score_geographies(receipt),
         ),
+        tract=tract_risk(answer.get("tract")),
         occupants=[occupant_view(o) for o in answer.get("occupants") or []] if include_occupants else None,
+    )
+
+
+# --- batches and their exports (entrypoints/http/routes/v1_batches.py) -------------------------
+
+class BatchAddress(msgspec.Struct):
+    address: Annotated[str, msgspec.Meta(min_length=1, max_length=200, description="Street address, e.g. 701 5th Ave")]
+    city: Annotated[str, msgspec.Meta(max_length=100)]
+    state: Annotated[str, msgspec.Meta(max_length=50, description="Two-letter state code, e.g. WA")]
+    zip: Annotated[str, msgspec.Meta(max_length=20, description="5-digit ZIP code")]
+
+
+class BatchRequest(msgspec.Struct):
+    addresses: Annotated[
+        list[BatchAddress],
+        msgspec.Meta(
+            min_length=1,
+            description="The addresses, one request each of your daily plan. At most the server's batch size "
+            "(10,000 by default): a larger batch is refused with 413 and its limit.",
+        ),
+    ]
+    include_details: Annotated[
+        bool,
+        msgspec.Meta(description="Kept for SPEC §7 clients: every export has the full detail (scores, ratings, "
+                     "location, provenance) whatever this says."),
+    ] = True
+    callback_url: (
+        Annotated[
+            str, msgspec.Meta(max_length=2048, description="Called (POST, signed) when the batch ends; a public http(s) URL.")
+        ]
+        | None
+    ) = None
+
+
+class BatchAccepted(msgspec.Struct):
+    status: Literal["queued"]
+    job_id: str
+    export_id: str  # the job id: GET /api/v1/export/status/{export_id}, then /export/download/{export_id}
+    addresses: int  # requests charged
+    eta_seconds: int  # a first estimate; the status answer refines it as the batch runs
+    status_url: str
+
+
+class Progress(msgspec.Struct):
+    done: int
+    total: int
+
+
+class ExportStatus(msgspec.Struct):
+    status: Literal["queued", "running", "done", "failed"]
+    export_id: str
+    job_id: str
+    format: Literal["csv", "xlsx", "jsonl"]
+    progress: Progress
+    eta_seconds: int | None  # null once the batch has ended
+    error: str | None  # why it failed
+    download_url: str | None  # when done
+    download_urls: dict[str, str] | None  # every format of this export, when done
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class ExportCreateRequest(msgspec.Struct):
+    format: Annotated[str, msgspec.Meta(max_length=10, description="csv, xlsx or jsonl (json: jsonl)")]
+    export_id: Annotated[str, msgspec.Meta(max_length=100)] | None = None
+    job_id: Annotated[str, msgspec.Meta(max_length=100)] | None = None
+
+
+BATCH_EXAMPLE = {
+    "addresses": [
+        {"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104"},
+        {"address": "100 Biscayne Blvd", "city": "Miami", "state": "FL", "zip": "33130"},
+    ],
+    "include_details": True,
+}
+JOB_EXAMPLE_ID = "3f2b8c1e-5d4a-4e7b-9c1f-2a6d8e0b7c45"
+BATCH_ACCEPTED_EXAMPLE = {
+    "status": "queued", "job_id": JOB_EXAMPLE_ID, "export_id": JOB_EXAMPLE_ID, "addresses": 2, "eta_seconds": 2,
+    "status_url": f"/api/v1/export/status/{JOB_EXAMPLE_ID}",
+}
+EXPORT_STATUS_EXAMPLE = {
+    "status": "done", "export_id": f"{JOB_EXAMPLE_ID}.xlsx", "job_id": JOB_EXAMPLE_ID, "format": "xlsx",
+    "progress": {"done": 2, "total": 2}, "eta_seconds": None, "error": None,
+    "download_url": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.xlsx",
+    "download_urls": {
+        "csv": f"/api/v1/export/download/{JOB_EXAMPLE_ID}",
+        "xlsx": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.xlsx",
+        "jsonl": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.jsonl",
+    },
+    "created_at": "2026-11-25T12:00:00Z", "finished_at": "2026-11-25T12:00:02Z",
+}
+
+
+def export_download_url(export_id: str) -> str:
+    return f"/api/v1/export/download/{export_id}"
+
+
+def export_status(state: ExportState) -> ExportStatus:
+    job = state.job
+    urls = {fmt: export_download_url(str(ExportId(job.id, fmt))) for fmt in FORMATS} if state.ready else None
+    return ExportStatus(
+        status=job.status,  # type: ignore[arg-type]  # queued, running, done or failed (BatchJob)
+        export_id=state.export_id,
+        job_id=job.id,
+        format=state.format,  # type: ignore[arg-type]
+        progress=Progress(job.done, job.total),
+        eta_seconds=state.eta_seconds,
+        error=job.error,
+        download_url=export_download_url(state.export_id) if state.ready else None,
+        download_urls=urls,
+        created_at=job.created_at,
+        finished_at=job.finished_at,
     )

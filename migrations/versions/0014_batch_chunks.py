@@ -1,7 +1,7 @@
 """batch jobs in chunks: leases, results and the finisher's turn
 
 Revision ID: 0014_batch_chunks
-Revises: 0010_api_keys
+Revises: 0013_nri_tracts
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from alembic import op
 import adapters.db.base
 
 revision = '0014_batch_chunks'
-down_revision = '0010_api_keys'
+down_revision = '0013_nri_tracts'
 branch_labels = None
 depends_on = None
 

@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from dependency_injector import providers
 from httpx import AsyncClient
 
-from adapters.security.attempt_limiter import SlidingWindowLimiter
 from application.rate_limit import RequestRateLimit
 from entrypoints.container import Container
 from tests.conftest import sign_up_admin, sign_up_and_log_in
@@ -149,7 +148,9 @@ async def test_settings_are_validated_saved_and_the_monthly_limit_is_enforced(cl
 
 async def test_rate_limiting_is_switched_by_the_setting(client: AsyncClient, container: Container) -> None:
     container.request_rate_limit.override(
-        providers.Singleton(RequestRateLimit, settings=container.system_settings, window=SlidingWindowLimiter(3, 60))
+        providers.Singleton(
+            RequestRateLimit, settings=container.system_settings, window=container.request_window, per_minute=3
+        )
     )
     admin = await sign_up_admin(client, container, "boss@example.com")
     for _ in range(3):

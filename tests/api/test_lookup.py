@@ -263,3 +263,53 @@ async def test_an_unknown_zip_with_no_known_place_is_refused_and_not_charged(cli
     assert response.status_code == 404 and "nothing was charged" in response.json()["error"]
     assert "00000 is not a ZIP code we know" in response.json()["error"]
     assert (await _stats(client, user["headers"]))["current_month_searches"] == 0
+
+
+def _tract_row(tract_geoid: str) -> dict[str, str]:
+    import gzip
+
+    with gzip.open(DATA_DIR / "nri_tracts_v119_mar2023_7areas.csv.gz", "rt", newline="") as handle:
+        return next(row for row in csv.DictReader(handle) if row["TRACTFIPS"] == tract_geoid)
+
+
+async def test_a_census_tract_in_a_loaded_area_shows_its_scores_beside_the_countys(
+    client: AsyncClient, container: Container
+) -> None:
+    import copy
+    import json
+
+    import httpx
+
+    from adapters.providers.census_geocoder import CensusGeocoder
+    from tests.integration.test_lookup_providers import FIXTURES
+
+    # The recorded Census answer's shape, pointed at Baltimore city tract 101 (loaded by `data load`).
+    recorded = json.loads((FIXTURES / "census_geographies_match.json").read_text())
+    baltimore = copy.deepcopy(recorded)
+    match = baltimore["result"]["addressMatches"][0]
+    match["coordinates"] = {"x": -76.6153, "y": 39.2925}
+    match["geographies"]["Counties"][0].update(GEOID="24510", BASENAME="Baltimore", NAME="Baltimore city", STATE="24", COUNTY="510")
+    match["geographies"]["Census Tracts"][0].update(GEOID="24510010100", BASENAME="101", NAME="Census Tract 101", STATE="24", COUNTY="510", TRACT="010100")
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=baltimore))
+    container.geocoder.override(CensusGeocoder(httpx.AsyncClient(transport=transport), fallback=container.geocoder()))
+    user = await sign_up_and_log_in(client, "tract@example.com")
+    response = await _look_up(client, user["headers"], "100 N Charles St, Baltimore, MD 21201")
+    assert response.status_code == 200, response.text
+    result = response.json()["result"]
+
+    county, tract = nri_row("24510"), _tract_row("24510010100")
+    assert result["Total_Score"] == float(county["RISK_SCORE"])  # the county's stay the primary scores
+    shown = result["tract"]
+    assert (shown["geography_level"], shown["tract_geoid"], shown["tract_from"]) == ("tract", "24510010100", "geocoder")
+    assert shown["Total_Score"] == float(tract["RISK_SCORE"]) and shown["ratings"]["Total"] == tract["RISK_RATNG"]
+    assert shown["perils"]["RFLD_Score"] == float(tract["RFLD_RISKS"])
+    assert shown["nri_version"] == "1.19.0 (March 2023)"
+    assert any("1.19.0 (March 2023)" in note and "1.20.0 (December 2025)" in note for note in shown["notes"])
+    receipt = result["receipt"]
+    assert receipt["geography_level"] == "county"
+    assert {(g["geography_level"], g["geoid"], g["nri_version"]) for g in receipt["score_geographies"]} == {
+        ("county", "24510", county["NRI_VER"]),
+        ("tract", "24510010100", "1.19.0 (March 2023)"),
+    }
+    datasets = {d["dataset"]: d for d in receipt["datasets"]}
+    assert datasets["nri_tracts:v119_mar2023_7areas"]["as_of"] == "2023-03"

@@ -12,10 +12,12 @@ from entrypoints.container import Container
 from tests.conftest import sign_up_admin, sign_up_and_log_in
 
 PUBLIC, USER, ADMIN = "public", "user", "admin"
+METRICS_TOKEN = "metrics token"  # /metrics: the bearer of PERILSCOPE_METRICS_TOKEN only (test_metrics.py)
 API_KEY = "api key"  # the public API: an API key or its bearer token, never a web session
 
 ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/health"): PUBLIC,
+    ("GET", "/metrics"): METRICS_TOKEN,
     ("GET", "/ready"): PUBLIC,
     ("POST", "/api/auth/signup"): PUBLIC,
     ("POST", "/api/auth/login"): PUBLIC,
@@ -68,6 +70,15 @@ ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/api/v1/search/address"): API_KEY,
     ("GET", "/api/v1/data/risk/{address_id}"): API_KEY,
     ("GET", "/api/v1/data/history/{address_id}"): API_KEY,
+    ("GET", "/api/webhooks/secret"): USER,
+    ("POST", "/api/webhooks/secret/rotate"): USER,
+    ("GET", "/api/webhooks/deliveries"): USER,
+    ("GET", "/api/v1/webhooks/deliveries"): API_KEY,
+    ("POST", "/api/v1/search/batch"): API_KEY,
+    ("POST", "/api/v1/batch-assessment"): API_KEY,
+    ("GET", "/api/v1/export/status/{export_id}"): API_KEY,
+    ("POST", "/api/v1/export/create"): API_KEY,
+    ("GET", "/api/v1/export/download/{export_id}"): API_KEY,
     ("GET", "/api/admin/list-users"): ADMIN,
     ("GET", "/api/admin/user-info/{uid}"): ADMIN,
     ("POST", "/api/admin/update-user-role"): ADMIN,
@@ -109,6 +120,9 @@ async def test_route_permissions(client: AsyncClient, container: Container, meth
         return (await client.request(method, url, headers=headers, json={})).status_code
 
     anonymous, as_user, as_admin = await call(None), await call(regular), await call(admin)
+    if access == METRICS_TOKEN:  # no session opens it; without the setting it is not there
+        assert anonymous == as_user == as_admin == 404
+        return
     if access == PUBLIC:
         assert anonymous not in (401, 403)
         return

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from httpx import AsyncClient
 
-TYPES_TS = Path(__file__).resolve().parents[2] / "web" / "src" / "api" / "types.ts"
+WEB_SRC = Path(__file__).resolve().parents[2] / "web" / "src"
+TYPES_TS = WEB_SRC / "api" / "types.ts"
+WEBHOOKS_TS = WEB_SRC / "features" / "profile" / "webhooksApi.ts"
 # web interface -> the schema component the server answers with
 PAIRS = {
     "SearchResult": "SearchResultBody",
@@ -20,6 +22,13 @@ PAIRS = {
     "NearbySearchResponse": "NearbySearchBody",
     "RecentSearchesResponse": "RecentSearchesBody",
     "StoredSearchResponse": "StoredSearchBody",
+}
+# A feature's own requests keep their types beside them (STYLE §6).
+FEATURE_PAIRS = {
+    (WEBHOOKS_TS, "WebhookSigningSecret"): "SigningSecretBody",
+    (WEBHOOKS_TS, "WebhookAttempt"): "WebhookAttemptBody",
+    (WEBHOOKS_TS, "WebhookDelivery"): "WebhookDeliveryBody",
+    (WEBHOOKS_TS, "WebhookDeliveries"): "WebhookDeliveriesBody",
 }
 
 
@@ -43,6 +52,15 @@ async def components(client: AsyncClient) -> dict:
 
 @pytest.mark.parametrize(("interface", "component"), PAIRS.items())
 async def test_every_field_the_web_needs_is_documented(interface: str, component: str, components: dict) -> None:
+    assert_documented(TYPES_TS, interface, component, components)
+
+
+def assert_documented(path: Path, interface: str, component: str, components: dict) -> None:
     documented = set(components[component]["properties"])
-    needed = {field for field, required in interface_fields(TYPES_TS.read_text(), interface).items() if required}
+    needed = {field for field, required in interface_fields(path.read_text(), interface).items() if required}
     assert needed <= documented, f"{interface} needs {sorted(needed - documented)}, which {component} does not document"
+
+
+@pytest.mark.parametrize(("source", "component"), FEATURE_PAIRS.items(), ids=[name for _, name in FEATURE_PAIRS])
+async def test_every_field_a_feature_needs_is_documented(source: tuple[Path, str], component: str, components: dict) -> None:
+    assert_documented(*source, component, components)

@@ -78,3 +78,23 @@ async def test_the_first_request_of_a_day_races_safely(own_engine: AsyncEngine, 
     ledger = ledger_of(own_engine)
     counts = await asyncio.gather(*(ledger.charge(user_id, DAY, limit=1) for _ in range(30)))
     assert counts.count(1) == 1 and counts.count(None) == 29
+
+
+async def test_concurrent_batches_are_charged_whole_or_not_at_all(migrated_database_url: str, user_id: str) -> None:
+    """Twelve batches of 7 addresses race for 50 requests, through three processes: exactly seven
+    fit (49), each charged whole; the others are refused with nothing counted."""
+    processes = [create_engine(migrated_database_url, pool_size=10, max_overflow=20) for _ in range(3)]
+    ledgers = [ledger_of(process) for process in processes]
+    try:
+        counts = await asyncio.gather(*(ledgers[n % 3].charge(user_id, DAY, limit=50, count=7) for n in range(12)))
+        granted = [count for count in counts if count is not None]
+        assert sorted(granted) == list(range(7, 50, 7))  # each batch saw the count after its own 7
+        assert await ledgers[0].used(user_id, DAY) == 49
+        assert await ledgers[0].charge(user_id, DAY, limit=50, count=2) is None  # 1 remains: refused whole
+        assert await ledgers[0].charge(user_id, DAY, limit=50, count=1) == 50
+        assert await ledgers[0].charge(user_id, "2026-11-25", limit=50, count=51) is None  # larger than the plan
+        await ledgers[0].release(user_id, DAY, count=7)
+        assert await ledgers[0].used(user_id, DAY) == 43
+    finally:
+        for process in processes:
+            await process.dispose()

@@ -1,4 +1,4 @@
-"""The server's periodic upload purge: it runs on start, again after its interval, survives a
+"""The server's periodic purge (uploads, Idempotency-Keys): it runs on start, again after its interval, survives a
 failing round, and stops with the app."""
 
 from __future__ import annotations
@@ -22,20 +22,35 @@ class _Batch:
         return 2
 
 
+class _Keys:
+    def __init__(self) -> None:
+        self.rounds = 0
+
+    async def purge(self) -> int:
+        self.rounds += 1
+        return 0
+
+
 class _Container:
     def __init__(self, batch: _Batch) -> None:
         self._batch = batch
+        self.keys = _Keys()
 
     def batch(self) -> _Batch:
         return self._batch
 
+    def idempotency(self) -> _Keys:
+        return self.keys
+
 
 async def test_the_purge_repeats_survives_a_failure_and_stops() -> None:
     batch = _Batch()
-    purger = UploadPurger(_Container(batch), every_seconds=0)  # type: ignore[arg-type]
+    container = _Container(batch)
+    purger = UploadPurger(container, every_seconds=0)  # type: ignore[arg-type]
     await purger.start()
     await asyncio.wait_for(batch.third_round.wait(), timeout=5)
     await purger.stop()
     rounds = batch.rounds
     await asyncio.sleep(0)
     assert rounds >= 3 and batch.rounds == rounds  # nothing runs after stop
+    assert container.keys.rounds >= 2  # old Idempotency-Keys go too, also in the round whose upload purge failed

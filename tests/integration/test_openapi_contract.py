@@ -9,11 +9,8 @@ shapes, while rules such as password strength or a valid e-mail answer 400 (docu
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +18,7 @@ import httpx
 import pytest
 
 from tests.conftest import BACKENDS, STRONG_PASSWORD, throwaway_database
+from tests.processes import create_admin, start_server, stop
 
 EXAMPLES_PER_OPERATION = 15
 EXCLUDED_CHECKS = (
@@ -32,27 +30,6 @@ EXCLUDED_CHECKS = (
 )
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 ADMIN_EMAIL = "contract-admin@example.com"
-PERILSCOPE = Path(sys.executable).parent / "perilscope"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_until_ready(base_url: str, server: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"the server exited before it was ready:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{base_url}/ready", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"the server was not ready within 60 s:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -60,26 +37,11 @@ def api_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     """`perilscope serve` on a free port with a database of its own (what it writes is committed)."""
     directory = tmp_path_factory.mktemp(f"contract-{request.param}")
     with throwaway_database(request.param, directory) as database_url:
-        port = _free_port()
-        base_url = f"http://127.0.0.1:{port}"
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "PERILSCOPE_ENV": "test",
-            "PERILSCOPE_BASE_URL": base_url,
-            "PERILSCOPE_LOG_LEVEL": "WARNING",
-        }
-        subprocess.run(
-            [PERILSCOPE, "users", "create-admin", ADMIN_EMAIL, "--password", STRONG_PASSWORD],
-            env=env, check=True, capture_output=True,
-        )
+        env = {"DATABASE_URL": database_url, "PERILSCOPE_ENV": "test", "PERILSCOPE_LOG_LEVEL": "WARNING"}
+        create_admin(env, ADMIN_EMAIL)
         log = directory / "server.log"
-        with log.open("w") as log_file:
-            server = subprocess.Popen(
-                [PERILSCOPE, "serve", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=log_file, stderr=log_file
-            )
+        server, base_url = start_server(env, log)
         try:
-            _wait_until_ready(base_url, server, log)
             login = httpx.post(f"{base_url}/api/auth/login", json={"email": ADMIN_EMAIL, "password": STRONG_PASSWORD})
             assert login.status_code == 200, login.text
             token = login.json()["access_token"]
@@ -88,8 +50,7 @@ def api_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
                 "log": log, "directory": directory,
             }
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            stop(server)
 
 
 def _public_api_key(base_url: str, token: str, uid: str) -> str:

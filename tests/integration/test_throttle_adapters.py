@@ -4,7 +4,6 @@ get more than the rule allows, and each adapter behaves exactly as the model in 
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from datetime import timedelta
 
@@ -15,12 +14,11 @@ from hypothesis import strategies as st
 from adapters.db.engine import create_engine, create_session_factory
 from adapters.db.throttle import SqlAttemptThrottle
 from adapters.db.writer import SqlWriter
-from adapters.security.redis_throttle import RedisAttemptThrottle, redis_client
+from adapters.security.redis_throttle import RedisAttemptThrottle
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt, refunded
-from tests.conftest import IN_CI
+from tests.conftest import connect_test_redis
 from tests.fakes import FakeClock
 
-REDIS_URL = os.environ.get("PERILSCOPE_TEST_REDIS", "redis://127.0.0.1:6379/15")
 RULE = ThrottleRule(free=5, window_seconds=900, first_wait_seconds=30, max_wait_seconds=900)
 
 
@@ -36,14 +34,7 @@ async def database_throttle(migrated_database_url: str):  # noqa: ANN201
 
 @pytest.fixture
 async def redis_throttle():  # noqa: ANN201
-    redis = redis_client(REDIS_URL)
-    try:
-        await redis.ping()
-    except Exception as error:  # noqa: BLE001
-        await redis.aclose()
-        if IN_CI:
-            pytest.fail(f"Redis at {REDIS_URL} is unavailable: {error} (CI=true: required, not skipped)")
-        pytest.skip(f"Redis at {REDIS_URL} is unavailable: {error}")
+    redis = await connect_test_redis()
     clock = FakeClock()
     yield RedisAttemptThrottle(redis, clock, prefix=f"test:{uuid.uuid4().hex}:"), clock
     await redis.aclose()

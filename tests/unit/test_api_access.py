@@ -176,7 +176,7 @@ async def test_new_users_are_on_standard_with_100_requests_a_day_then_429_until_
         await world.plans.charge("ann")
     assert refused.value.code == "daily_limit_reached"
     assert refused.value.retry_after == 3600
-    assert refused.value.details == {"limit": 100, "remaining": 0, "reset": int(next_reset(world.clock.now()).timestamp())}
+    assert refused.value.details == {"limit": 100, "remaining": 0, "reset": int(next_reset(world.clock.now()).timestamp()), "requested": 1}
     assert "100" in refused.value.message and "standard" in refused.value.message
 
     world.clock.advance(timedelta(hours=1))  # a new UTC day

@@ -53,6 +53,20 @@ def test_short_secrets_and_long_tokens_are_refused(tmp_path: Path) -> None:
         Settings.from_env({"PERILSCOPE_ACCESS_TOKEN_MINUTES": "60", "PERILSCOPE_VAR_DIR": str(tmp_path)})
 
 
+def test_the_file_store_is_local_under_var_by_default_and_s3_needs_a_bucket(tmp_path: Path) -> None:
+    settings = Settings.from_env({"PERILSCOPE_VAR_DIR": str(tmp_path)})
+    assert (settings.file_store, settings.files_dir) == ("local", tmp_path.resolve() / "files")
+    with pytest.raises(SettingsError, match="PERILSCOPE_S3_BUCKET"):
+        Settings.from_env({"PERILSCOPE_VAR_DIR": str(tmp_path), "PERILSCOPE_FILE_STORE": "s3"})
+    with pytest.raises(SettingsError, match="local, s3"):
+        Settings.from_env({"PERILSCOPE_VAR_DIR": str(tmp_path), "PERILSCOPE_FILE_STORE": "ftp"})
+    s3 = Settings.from_env({
+        "PERILSCOPE_VAR_DIR": str(tmp_path), "PERILSCOPE_FILE_STORE": "s3", "PERILSCOPE_S3_BUCKET": "books",
+        "PERILSCOPE_S3_ENDPOINT_URL": "http://minio:9000", "PERILSCOPE_S3_REGION": "us-east-1",
+    })
+    assert (s3.s3_bucket, s3.s3_endpoint_url, s3.s3_region) == ("books", "http://minio:9000", "us-east-1")
+
+
 async def test_unhandled_error_is_logged_with_request_id_and_hidden(caplog: pytest.LogCaptureFixture) -> None:
     @get("/boom")
     async def boom() -> None:
@@ -86,3 +100,10 @@ def test_batch_chunk_settings_come_from_the_environment_and_are_checked(tmp_path
         Settings.from_env({**base, "PERILSCOPE_BATCH_CHUNK_ROWS": "0"})
     with pytest.raises(SettingsError, match="PERILSCOPE_BATCH_LEASE_SECONDS"):
         Settings.from_env({**base, "PERILSCOPE_BATCH_LEASE_SECONDS": "0"})
+
+
+def test_webhook_allowed_hosts_are_read_as_lower_case_names_and_ips(tmp_path: Path) -> None:
+    env = {"PERILSCOPE_SECRET_KEY": "s" * 40, "PERILSCOPE_VAR_DIR": str(tmp_path)}
+    assert Settings.from_env(env).webhook_allowed_hosts == ()
+    allowed = Settings.from_env(env | {"PERILSCOPE_WEBHOOK_ALLOWED_HOSTS": " Receiver.Internal, 127.0.0.1,,[::1] "})
+    assert allowed.webhook_allowed_hosts == ("receiver.internal", "127.0.0.1", "::1")

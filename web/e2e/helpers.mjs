@@ -178,7 +178,7 @@ export async function overflow(page) {
   return page.evaluate(() => {
     const width = window.innerWidth;
     const name = (el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
-    const inScrollBox = (el) => !!el.parentElement?.closest('.table-scroll');
+    const inScrollBox = (el) => !!el.parentElement?.closest('.table-scroll, .code-block');
     const elements = [...document.querySelectorAll('body *')].filter((el) => !inScrollBox(el));
     // A box past the edge, or text spilling out of a box that does not scroll (a long file name).
     const past = elements

@@ -1,6 +1,20 @@
 """Every HTTP route of the app; a feature adds its module's ROUTES here."""
 
-from entrypoints.http.routes import admin, api_keys, auth, batch, contact, health, mfa, oidc, photos, searches, v1
+from entrypoints.http.routes import (
+    admin,
+    api_keys,
+    auth,
+    batch,
+    contact,
+    health,
+    mfa,
+    oidc,
+    photos,
+    searches,
+    v1,
+    v1_batches,
+    webhooks,
+)
 
 ROUTE_HANDLERS = [
     *health.ROUTES,
@@ -14,4 +28,6 @@ ROUTE_HANDLERS = [
     *admin.ROUTES,
     *api_keys.ROUTES,
     *v1.ROUTES,
+    *webhooks.ROUTES,
+    *v1_batches.ROUTES,
 ]

@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated
 
-from litestar import Response, get, post
+from litestar import Request, Response, get, post
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from application.api_plans import DailyStanding
 from application.ports.public_api import ApiCaller
 from application.public_api import PublicApi
-from entrypoints.http.dependencies import ApiClient, ApiKeys, PublicApiService
+from entrypoints.http.dependencies import ApiClient, ApiKeys, IdempotencyService, PublicApiService
+from entrypoints.http.idempotency import IdempotencyKey, idempotent
 from entrypoints.http.openapi import JSON_BODY, public_api
 from entrypoints.http.v1_schema import (
     AddressCandidates,
@@ -52,16 +53,26 @@ def grant(caller: ApiCaller, standing: DailyStanding) -> Grant:
     status_code=200,
     summary="Exchange an API key for a bearer token of 15 minutes, for some or all of its scopes",
     security=[],
-    responses=public_api(JSON_BODY)["responses"],
+    responses=public_api(JSON_BODY, 409)["responses"],
     response_headers=public_api()["response_headers"],
 )
 async def issue_token(
-    api_keys: ApiKeys, public_api: PublicApiService, data: JSONBody[TokenRequest]
+    request: Request,
+    api_keys: ApiKeys,
+    public_api: PublicApiService,
+    idempotency: IdempotencyService,
+    data: JSONBody[TokenRequest],
+    idempotency_key: IdempotencyKey = None,
 ) -> Response[TokenAnswer]:
-    issued = await api_keys.issue_token(data.api_key, data.scope)
-    standing = await public_api.standing(issued.caller)
-    answer = TokenAnswer(issued.token, "bearer", issued.expires_in, " ".join(sorted(issued.caller.scopes)))
-    return Response(answer, headers=rate_limit_headers(standing))
+    async def issue() -> Response[TokenAnswer]:
+        issued = await api_keys.issue_token(data.api_key, data.scope)
+        standing = await public_api.standing(issued.caller)
+        answer = TokenAnswer(issued.token, "bearer", issued.expires_in, " ".join(sorted(issued.caller.scopes)))
+        return Response(answer, status_code=200, headers=rate_limit_headers(standing))
+
+    # The key belongs to the API key's owner: an unknown or revoked API key is refused (401) first.
+    owner = (await api_keys.by_key(data.api_key)).user_id if idempotency_key is not None else ""
+    return await idempotent(idempotency, request, owner, idempotency_key, TokenAnswer, issue)
 
 
 @get("/api/v1/auth/verify", tags=TAGS, summary="What the API key or bearer token grants", **public_api())

@@ -153,6 +153,33 @@ export interface ScoreReceipt {
   datasets?: DatasetVersion[];
   from_cache?: boolean;
   cache_max_age_hours?: number;
+  /** Each set of scores with its geography and NRI release; absent on older answers. */
+  score_geographies?: ScoreGeography[];
+}
+
+export interface ScoreGeography {
+  /** county (the primary scores) or tract */
+  geography_level: string;
+  geoid: string | null;
+  nri_version: string | null;
+}
+
+/** FEMA's scores for the address's census tract, beside the county's (which stay the primary ones). */
+export interface TractScores {
+  geography_level: 'tract';
+  tract_geoid: string;
+  county_fips: string;
+  nri_version: string | null;
+  /** Where the tract came from: geocoder or building record. */
+  tract_from: string;
+  perils: Record<string, number | null>;
+  ratings: Record<string, string | null>;
+  Total_Score: number | null;
+  Top3_Scores_Combined: string;
+  /** This answer's own: when the tract's NRI release is not the county's, that. */
+  notes: string[];
+  /** What tract scores are, next to county scores. */
+  about: string;
 }
 
 /** How the county was chosen (domain/county_choice.py). */
@@ -203,6 +230,8 @@ export interface SearchResult {
   receipt: ScoreReceipt;
   /** Absent on answers stored before it was sent. */
   location?: ResultLocation;
+  /** The census tract's scores; null or absent when the tract or its NRI table is unknown. */
+  tract?: TractScores | null;
 }
 
 export interface RecentSearch {

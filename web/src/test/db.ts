@@ -1,4 +1,5 @@
 import type { SearchStats, User } from '../api/types';
+import type { WebhookDelivery } from '../features/profile/webhooksApi';
 
 /** In-memory state behind the MSW handlers; reset after every test. */
 export interface TestDb {
@@ -18,6 +19,9 @@ export interface TestDb {
   apiKeys: Map<string, ApiKeyRecord[]>;
   apiPlans: Map<string, { plan: 'standard' | 'premium' | 'enterprise'; daily_limit: number }>;
   apiUsedToday: Map<string, number>;
+  /** Webhook signing secrets and recent deliveries per e-mail. */
+  webhookSecrets: Map<string, string>;
+  webhookDeliveries: Map<string, WebhookDelivery[]>;
 }
 
 export interface ApiKeyRecord {
@@ -76,6 +80,8 @@ function fresh(): TestDb {
     apiKeys: new Map(),
     apiPlans: new Map(),
     apiUsedToday: new Map(),
+    webhookSecrets: new Map(),
+    webhookDeliveries: new Map(),
   };
 }
 

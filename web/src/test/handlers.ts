@@ -194,9 +194,43 @@ const apiKeyHandlers = [
   ),
 ];
 
+/** The signing secrets the fake server hands out: the first, then the one after a rotation. */
+export const WEBHOOK_SECRETS = ['whsec_FirstSecretAbCdEfGhIjKlMnOpQrSt', 'whsec_RotatedSecretZyXwVuTsRqPoNmLkJ'];
+
+/** Webhooks on /settings. */
+const webhookHandlers = [
+  http.get(
+    '/api/webhooks/secret',
+    counted('/api/webhooks/secret', ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      if (!db.webhookSecrets.has(user.email)) db.webhookSecrets.set(user.email, WEBHOOK_SECRETS[0]!);
+      return HttpResponse.json({ status: 'success', secret: db.webhookSecrets.get(user.email) });
+    }),
+  ),
+  http.post(
+    '/api/webhooks/secret/rotate',
+    counted('/api/webhooks/secret/rotate', ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      db.webhookSecrets.set(user.email, WEBHOOK_SECRETS[1]!);
+      return HttpResponse.json({ status: 'success', secret: WEBHOOK_SECRETS[1] });
+    }),
+  ),
+  http.get(
+    '/api/webhooks/deliveries',
+    counted('/api/webhooks/deliveries', ({ request }) => {
+      const user = bearerUser(request);
+      if (!user) return err(401, 'Not authenticated');
+      return HttpResponse.json({ status: 'success', deliveries: db.webhookDeliveries.get(user.email) ?? [] });
+    }),
+  ),
+];
+
 export const handlers = [
   ...mfaHandlers,
   ...apiKeyHandlers,
+  ...webhookHandlers,
   http.post(
     '/api/auth/login',
     counted('/api/auth/login', async ({ request }) => {

@@ -194,7 +194,7 @@ function KeyList({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (key: ApiKey)
     <>
       {error && <Banner kind="error">{error}</Banner>}
       <div className="table-scroll">
-        <table className="table" aria-label="Your API keys">
+        <table className="table api-keys-table" aria-label="Your API keys">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -210,13 +210,13 @@ function KeyList({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (key: ApiKey)
           <tbody>
             {keys.map((key) => (
               <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>
+                <td data-label="Name">{key.name}</td>
+                <td data-label="Key">
                   <code>{key.prefix}…</code>
                 </td>
-                <td>{key.scopes.join(', ')}</td>
-                <td>{when(key.created_at)}</td>
-                <td>{when(key.last_used_at)}</td>
+                <td data-label="Scopes">{key.scopes.join(', ')}</td>
+                <td data-label="Created">{when(key.created_at)}</td>
+                <td data-label="Last used">{when(key.last_used_at)}</td>
                 <td>
                   {confirming === key.id ? (
                     <div className="api-confirm" role="group" aria-label={`Revoke ${key.name}?`}>

@@ -2,8 +2,9 @@ import { usePageTitle } from '../../components/usePageTitle';
 import { ApiKeysSection } from './ApiKeysSection';
 import { ChangePasswordForm } from './ChangePasswordForm';
 import { TwoFactorSection } from './TwoFactorSection';
+import { WebhooksSection } from './WebhooksSection';
 
-/** /settings: change password, two-factor sign-in and the public API's keys. */
+/** /settings: change password, two-factor sign-in, the public API's keys and webhooks. */
 export default function SettingsPage() {
   usePageTitle('Settings');
   return (
@@ -15,6 +16,7 @@ export default function SettingsPage() {
       <ChangePasswordForm />
       <TwoFactorSection />
       <ApiKeysSection />
+      <WebhooksSection />
     </div>
   );
 }

@@ -13,6 +13,12 @@ export function ReceiptSection({ receipt }: { receipt: ScoreReceipt }) {
         <div><dt>NRI version</dt><dd>{receipt.nri_version ?? 'N/A'}</dd></div>
         <div><dt>County</dt><dd>{countyLabel(receipt)}</dd></div>
         <div><dt>Geography level</dt><dd>{receipt.geography_level ?? 'N/A'}</dd></div>
+        {(receipt.score_geographies ?? []).filter((g) => g.geography_level !== 'county').map((g) => (
+          <div key={g.geography_level}>
+            <dt>Also scored: {g.geography_level}</dt>
+            <dd>{g.geoid ?? 'N/A'}, NRI {g.nri_version ?? 'version unknown'}</dd>
+          </div>
+        ))}
         <div><dt>Geocode match</dt><dd>{matchWords(receipt.geocode_match)}</dd></div>
         {Object.entries(receipt.providers ?? {}).map(([role, name]) => (
           <div key={role}><dt>{role.replace(/_/g, ' ')}</dt><dd>{name ?? 'none'}</dd></div>

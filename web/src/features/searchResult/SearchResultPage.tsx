@@ -1,7 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useGetSearchResultQuery } from '../../api/api';
-import type { Occupant, RecentSearch, ResultLocation, ScoreReceipt } from '../../api/types';
+import type { Occupant, RecentSearch, ResultLocation, ScoreReceipt, TractScores } from '../../api/types';
 import { errorMessage, failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
@@ -17,6 +17,7 @@ import { useExportFile } from '../../lib/exports/exportFile';
 import { InfoTip } from './InfoTip';
 import { CountyUncertainWarning, LocationSection } from './LocationSection';
 import { ReceiptSection } from './ReceiptSection';
+import { TractSection } from './TractSection';
 
 // recharts loads with the page that draws it, never with the initial JS.
 const PerilChart = lazy(() => import('../../components/PerilChart'));
@@ -48,6 +49,8 @@ interface ResultView {
   ratings: Record<string, string | null> | null;
   receipt: ScoreReceipt | null;
   location: ResultLocation | null;
+  /** The census tract's scores, beside the county's; null when unknown. */
+  tract: TractScores | null;
 }
 
 function fromServer(search: RecentSearch): ResultView | null {
@@ -70,6 +73,7 @@ function fromServer(search: RecentSearch): ResultView | null {
     ratings: result.ratings ?? null,
     receipt: result.receipt ?? null,
     location: result.location ?? null,
+    tract: result.tract ?? null,
   };
 }
 
@@ -91,6 +95,7 @@ function fromNavState(state: ResultNavState, details: GroupDetails | null = null
     ratings: details?.ratings ?? null,
     receipt: details?.receipt ?? null,
     location: details?.location ?? null,
+    tract: details?.tract ?? null,
   };
 }
 
@@ -321,6 +326,7 @@ function ResultLayout({ view, loading, busy, error, showDetails, children }: Lay
               </Suspense>
             )}
           </section>
+          {view.tract && <TractSection tract={view.tract} />}
           {receipt && <ReceiptSection receipt={receipt} />}
         </div>
         <section className="card result-right" aria-labelledby="occupants-title">

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import type { InitialEntry } from 'react-router-dom';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RecentSearch } from '../../api/types';
+import type { RecentSearch, TractScores } from '../../api/types';
 import { ANN } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
 import { occupant, recentSearch, uncertainLocation } from '../../test/searchFixtures';
@@ -282,5 +282,39 @@ describe('/search-result/{id}', () => {
     const receipt = await screen.findByRole('region', { name: 'Score receipt' });
     expect(within(receipt).getByText('Served from').nextSibling).toHaveTextContent('An earlier answer (at most 24 h old)');
     expect(within(receipt).getByRole('table', { name: 'Datasets' })).toHaveTextContent('NRI v1.20.0 (December 2025)');
+  });
+  it('shows the census tract scores beside the county scores, with each release and the note when they differ', async () => {
+    const perils = { ERQK_Score: 88.1, AVLN_Score: null, Total_Score: 61.5 };
+    const tract: TractScores = {
+      geography_level: 'tract', tract_geoid: '53033008100', county_fips: '53033', nri_version: '1.19.0 (March 2023)',
+      tract_from: 'geocoder', perils, ratings: { ERQK: 'Very High', AVLN: 'Not Applicable', Total: 'Relatively High' },
+      Total_Score: 61.5, Top3_Scores_Combined: 'Earthquake: 88.1',
+      notes: ['The census-tract scores are from NRI 1.19.0 (March 2023) and the county scores from NRI 1.20.0 (December 2025): different releases.'],
+      about: 'Census-tract scores rank the tract among all US tracts.',
+    };
+    const search = recentSearch('a', '701 5th Ave', { tract });
+    search.result_data!.receipt.score_geographies = [
+      { geography_level: 'county', geoid: '53033', nri_version: '1.20.0' },
+      { geography_level: 'tract', geoid: '53033008100', nri_version: '1.19.0 (March 2023)' },
+    ];
+    storedSearches([search]);
+    openResult('/search-result/a');
+    const panel = await screen.findByRole('region', { name: 'Census tract' });
+    expect(screen.getByTestId('total-score')).toHaveTextContent(/^99\.70$/);
+    expect(within(panel).getByTestId('tract-total-score')).toHaveTextContent(/^61\.50$/);
+    expect(within(panel).getByText('NRI version').nextSibling).toHaveTextContent('1.19.0 (March 2023)');
+    expect(within(panel).getByRole('status')).toHaveTextContent('different releases');
+    const scores = within(panel).getByRole('table', { name: 'Census tract scores', hidden: true });
+    const avalanche = within(scores).getByRole('rowheader', { name: 'Avalanche', hidden: true }).closest('tr')!;
+    expect(avalanche).toHaveTextContent(/^AvalancheN\/ANot Applicable$/);
+    const receipt = screen.getByRole('region', { name: 'Score receipt' });
+    expect(within(receipt).getByText('Also scored: tract').nextSibling).toHaveTextContent('53033008100, NRI 1.19.0 (March 2023)');
+  });
+
+  it('shows no census tract panel when the answer has no tract scores', async () => {
+    storedSearches([recentSearch('a', '701 5th Ave')]);
+    openResult('/search-result/a');
+    await screen.findByRole('region', { name: 'Score receipt' });
+    expect(screen.queryByRole('region', { name: 'Census tract' })).not.toBeInTheDocument();
   });
 });

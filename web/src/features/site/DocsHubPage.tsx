@@ -5,7 +5,7 @@ import './site.css';
 const CARDS = [
   { to: '/docs/getting-started', title: 'Getting Started', text: 'Create an account and run your first lookup.' },
   { to: '/docs/features', title: 'Features & Tools', text: 'The geo peril data dictionary: every score field and its meaning.' },
-  { to: '/docs/api-documentation', title: 'API Documentation', text: 'Every endpoint, its parameters and its answers.' },
+  { to: '/docs/api-documentation', title: 'API Documentation', text: 'The public API (keys, limits, endpoints, webhooks) and the web app\'s own calls.' },
   { to: '/docs/ui-documentation', title: 'UI Documentation', text: 'A guide to every page of the app.' },
 ];
 

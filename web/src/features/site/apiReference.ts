@@ -1,4 +1,5 @@
-/** The real API of this server (entrypoints/http/routes); /schema has the full OpenAPI document. */
+/** The web app's own calls (entrypoints/http/routes); the public API v1 is in publicApiReference.ts and
+ * /schema has the full OpenAPI document. */
 export interface Endpoint {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
@@ -60,17 +61,6 @@ export const API_GROUPS: EndpointGroup[] = [
     ],
   },
   {
-    title: 'Public API v1',
-    endpoints: [
-      { method: 'POST', path: '/api/v1/auth/token', access: 'Public', summary: 'Exchange an API key for a bearer token of 15 minutes: {api_key, scope} (scope "read", "batch" or both; empty for all of the key\'s scopes). Costs no request.', answer: '{access_token, token_type: "bearer", expires_in, scope}' },
-      { method: 'GET', path: '/api/v1/auth/verify', access: 'API key', summary: 'What the key or token grants, and where you stand today. Costs no request.', answer: '{status, valid, user_id, key_id, scopes, plan, daily_limit, used_today, remaining_today, resets_at}' },
-      { method: 'GET', path: '/api/v1/risk-assessment?address=', access: 'API key', summary: 'The risk answer for one US address (street, city, state, ZIP) in one call; needs the read scope and counts one request. Unknown values are null, never 0.', answer: '{status, address, total_score, risk_level, top_risks: [{type, name, score}], scores: {AVLN, ..., WNTW}, ratings, location: {county_fips, county_name, state, confidence, alternatives, lat, lng, ...}, provenance: {nri_version, datasets, scored_at}}' },
-      { method: 'GET', path: '/api/v1/search/address?query=&limit=&country=', access: 'API key', summary: 'Find a US address (country US, the default): the address as read, where it lies and how sure that is, and its address_id. Needs the read scope; counts one request; 404 when nothing matches.', answer: '{status, candidates: [{address_id, address, location}]}' },
-      { method: 'GET', path: '/api/v1/data/risk/{address_id}?include_occupants=', access: 'API key', summary: 'The risk answer for an address_id of the search, with the building\'s occupants when include_occupants=true. Counts one request.', answer: 'as /api/v1/risk-assessment, plus occupants: [{name, vicinity, types, business_status, naics_code, naics_title, lat, lng}]' },
-      { method: 'GET', path: '/api/v1/data/history/{address_id}?from_date=&to_date=', access: 'API key', summary: 'Your own earlier answers for that address (from the one-call and address_id calls), newest first, at most 100; dates YYYY-MM-DD, inclusive, UTC. Costs no request.', answer: '{status, address_id, address, answers: [{answered_at, answer}]}' },
-    ],
-  },
-  {
     title: 'API keys',
     endpoints: [
       { method: 'GET', path: '/api/api-keys', access: 'Signed in', summary: 'Your API keys (name, prefix, scopes, created, last used) and today\'s API use against your plan.', answer: '{status, keys: [{id, name, prefix, scopes, created_at, last_used_at}], usage: {plan, limit, used, remaining, resets_at}}' },
@@ -89,16 +79,9 @@ export const API_GROUPS: EndpointGroup[] = [
 export const ERRORS: [string, string][] = [
   ['400', 'The request is invalid; the error says what to fix (for example a missing ZIP code).'],
   ['401', 'Not signed in, or the access token has expired: refresh it and retry once.'],
-  ['403', 'Signed in, but not allowed (admin routes for regular users, or an API key without the scope a call needs: code insufficient_scope).'],
+  ['403', 'Signed in, but not allowed (admin routes for regular users).'],
   ['404', 'Not found, or not yours: other users\u2019 searches and exports are never visible.'],
   ['413', 'The upload is larger than 20 MB.'],
-  ['429', 'The monthly search limit is reached (code quota_exceeded, details.limit), too many requests in a minute (code rate_limited), or the public API\'s daily limit is reached (code daily_limit_reached, with Retry-After in seconds).'],
+  ['429', 'The monthly search limit is reached (code quota_exceeded, details.limit), or too many requests in a minute (code rate_limited).'],
   ['503', 'A data provider is unavailable; try again in a few minutes.'],
-];
-
-/** SPEC §9: the public API's plans and their daily request limits. */
-export const API_PLANS: [string, string][] = [
-  ['Standard', '100 requests a day (every new account)'],
-  ['Premium', '1,000 requests a day'],
-  ['Enterprise', 'A custom number of requests a day, set by an administrator'],
 ];

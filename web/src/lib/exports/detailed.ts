@@ -1,6 +1,6 @@
 import { skipToken } from '@reduxjs/toolkit/query';
 import { api } from '../../api/api';
-import type { ResultLocation, ScoreReceipt } from '../../api/types';
+import type { ResultLocation, ScoreReceipt, TractScores } from '../../api/types';
 import { HAZARDS } from '../resultView';
 
 /** The formats of GET /api/exports/{filename}/detailed (the SPEC CSV stays at /api/download). */
@@ -16,6 +16,7 @@ export interface GroupDetails {
   ratings: Record<string, string | null> | null;
   receipt: ScoreReceipt | null;
   location: ResultLocation | null;
+  tract: TractScores | null;
 }
 
 type Line = Record<string, unknown>;
@@ -57,6 +58,7 @@ export function groupDetails(text: string): GroupDetails[] {
       ratings: objectOr(line.ratings),
       receipt: objectOr(line.receipt),
       location: objectOr(line.location),
+      tract: objectOr(line.tract),
     });
   }
   return groups;

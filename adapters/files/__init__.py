@@ -1,0 +1,1 @@
+"""FileStore adapters (application/ports/files.py): the local filesystem and S3-compatible stores."""

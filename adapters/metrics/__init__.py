@@ -1,0 +1,1 @@
+"""Metrics adapters (application/ports/metrics.py)."""

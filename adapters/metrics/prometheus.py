@@ -1,0 +1,35 @@
+"""`Metrics` in Prometheus (prometheus_client). The metrics are module-level, as the library
+expects: one set per process, which PROMETHEUS_MULTIPROC_DIR lets several processes share
+(README, "Metrics")."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+# Answers take milliseconds from the embedded data and up to seconds from third-party providers.
+LOOKUP_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+LOOKUP_SECONDS = Histogram(
+    "perilscope_lookup_seconds",
+    "Time to answer one address from the providers (single searches and batch rows).",
+    ["source", "located"],
+    buckets=LOOKUP_BUCKETS,
+)
+BATCH_ROWS = Counter("perilscope_batch_rows_processed", "Batch rows whose answers are stored.")
+# 'livesum': with several processes, the sum over the live ones.
+JOBS_WAITING = Gauge("perilscope_batch_jobs_waiting", "Batch jobs queued in this server, not yet running.",
+                     multiprocess_mode="livesum")
+JOBS_RUNNING = Gauge("perilscope_batch_jobs_running", "Batch jobs running in this server.",
+                     multiprocess_mode="livesum")
+
+
+class PrometheusMetrics:
+    def lookup_answered(self, seconds: float, source: str, located: bool) -> None:
+        LOOKUP_SECONDS.labels(source=source, located="yes" if located else "no").observe(seconds)
+
+    def batch_rows_processed(self, rows: int) -> None:
+        BATCH_ROWS.inc(rows)
+
+    def job_queue_changed(self, waiting: int, running: int) -> None:
+        JOBS_WAITING.set(waiting)
+        JOBS_RUNNING.set(running)

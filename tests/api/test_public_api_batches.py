@@ -1,0 +1,316 @@
+"""The public API's batches and exports over HTTP on SQLite and PostgreSQL: a batch accepted with 202,
+charged per address, run on the web's job machinery into the export history, its export 409 until
+done and then every format; scopes, limits, cross-user 404s, Idempotency-Key and the webhook hooks."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import time
+import uuid
+
+import openpyxl
+import pytest
+from dependency_injector import providers
+from httpx import AsyncClient
+
+from application.api_batches import ApiBatches
+from application.ports.batch import BatchJob
+from entrypoints.container import Container
+from tests.api.test_public_api import create_key
+from domain.webhooks import verify
+from tests.conftest import sign_up_admin, sign_up_and_log_in
+from tests.integration.test_webhook_delivery import Receiver, receiver  # noqa: F401 - the fixture
+
+SEATTLE = {"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104"}
+MIAMI = {"address": "100 Biscayne Blvd", "city": "Miami", "state": "FL", "zip": "33130"}
+NOWHERE = {"address": "1 Main St", "city": "Nowhere", "state": "ZZ", "zip": "00001"}
+
+
+class HeldQueue:
+    """Holds the jobs until the test lets them run, so 'not finished yet' is not a race."""
+
+    def __init__(self, container: Container) -> None:
+        self._container = container
+        self.held: list[str] = []
+        self.chunk_tasks = 0
+
+    async def enqueue(self, job_id: str) -> None:
+        self.held.append(job_id)
+
+    async def enqueue_chunks(self, count: int) -> None:
+        self.chunk_tasks += count
+
+    async def run_all(self) -> None:
+        while self.held or self.chunk_tasks:
+            if self.held:
+                await self._container.batch().run(self.held.pop(0))
+            else:
+                self.chunk_tasks -= 1
+                await self._container.batch().run_chunk()
+
+
+class RecordingWebhooks:
+    """Both webhook ports: accepts any callback URL and records the batches that ended."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[BatchJob, str]] = []
+
+    async def check(self, url: str) -> str:
+        return url
+
+    async def batch_ended(self, job: BatchJob, callback_url: str) -> None:
+        self.calls.append((job, callback_url))
+
+
+@pytest.fixture
+def queue(container: Container) -> HeldQueue:
+    held = HeldQueue(container)
+    container.job_queue.override(providers.Object(held))
+    return held
+
+
+async def api_user(client: AsyncClient, email: str, scopes: list[str] | None = None) -> tuple[dict, dict]:
+    user = await sign_up_and_log_in(client, email)
+    key = (await create_key(client, user, scopes or ["read", "batch"]))["key"]
+    return user, {"X-API-Key": key}
+
+
+async def submit(client: AsyncClient, key: dict, addresses: list[dict], path: str = "/api/v1/search/batch", **extra):  # noqa: ANN003, ANN201
+    headers = {**key, **extra.pop("headers", {})}
+    return await client.post(path, json={"addresses": addresses, **extra}, headers=headers)
+
+
+async def test_a_batch_is_accepted_charged_per_address_and_runs_into_the_export_history(
+    client: AsyncClient, queue: HeldQueue
+) -> None:
+    ann, key = await api_user(client, "ann@example.com")
+
+    accepted = await submit(client, key, [SEATTLE, MIAMI, NOWHERE], include_details=False)
+
+    assert accepted.status_code == 202, accepted.text
+    body = accepted.json()
+    assert body["status"] == "queued" and body["export_id"] == body["job_id"] and body["addresses"] == 3
+    assert body["status_url"] == f"/api/v1/export/status/{body['export_id']}" and body["eta_seconds"] >= 1
+    assert accepted.headers["X-RateLimit-Remaining"] == "97"  # three addresses, three requests
+    queued = (await client.get(body["status_url"], headers=key)).json()
+    assert queued["status"] == "queued" and queued["progress"] == {"done": 0, "total": 3}
+    assert queued["download_url"] is None
+
+    await queue.run_all()
+
+    done = await client.get(body["status_url"], headers=key)
+    assert done.status_code == 200 and done.json()["status"] == "done", done.text
+    assert done.json()["progress"] == {"done": 3, "total": 3} and done.json()["eta_seconds"] is None
+    assert set(done.json()["download_urls"]) == {"csv", "xlsx", "jsonl"}
+    assert done.headers["X-RateLimit-Remaining"] == "97"  # polling costs nothing
+    files = (await client.get("/api/list-exported-files", headers=ann["headers"])).json()["files"]
+    assert [f["name"].split("_export_")[0] for f in files] == ["api-batch"]
+    # The web's monthly searches are the web's: an API batch is charged to the plan only.
+    stats = (await client.get("/api/auth/get-search-stats", headers=ann["headers"])).json()["stats"]
+    assert stats["current_month_searches"] == 0
+
+    also = await submit(client, key, [MIAMI], path="/api/v1/batch-assessment")
+    assert also.status_code == 202 and also.headers["X-RateLimit-Remaining"] == "96"
+
+
+async def test_the_export_is_409_until_done_then_a_file_in_each_format(client: AsyncClient, queue: HeldQueue) -> None:
+    _, key = await api_user(client, "ann@example.com")
+    export_id = (await submit(client, key, [SEATTLE, NOWHERE])).json()["export_id"]
+
+    early = await client.get(f"/api/v1/export/download/{export_id}", headers=key)
+    assert early.status_code == 409 and early.json()["code"] == "export_not_ready"
+    assert "0 of 2" in early.json()["error"]
+    not_finished = await client.post("/api/v1/export/create", json={"export_id": export_id, "format": "xlsx"}, headers=key)
+    assert not_finished.status_code == 409
+
+    await queue.run_all()
+
+    plain = await client.get(f"/api/v1/export/download/{export_id}", headers=key)
+    assert plain.status_code == 200 and plain.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(plain.content.decode("utf-8-sig"))))
+    assert [r["address_index"] for r in rows] == ["0", "1"]
+    assert rows[0]["county_fips"] == "53033" and rows[1]["status"] == "not located"
+
+    created = {}
+    for fmt in ("xlsx", "jsonl", "csv"):
+        answer = await client.post("/api/v1/export/create", json={"job_id": export_id, "format": fmt}, headers=key)
+        assert answer.status_code == 200, answer.text
+        created[fmt] = answer.json()
+        assert created[fmt]["status"] == "done" and created[fmt]["format"] == fmt
+    xlsx = await client.get(created["xlsx"]["download_url"], headers=key)
+    assert xlsx.status_code == 200 and "attachment" in xlsx.headers["content-disposition"]
+    sheet = openpyxl.load_workbook(io.BytesIO(xlsx.content), read_only=True)["Rows"]
+    table = list(sheet.iter_rows(values_only=True))
+    assert "address_index" in table[0] and len(table) == 3
+    jsonl = await client.get(created["jsonl"]["download_url"], headers=key)
+    assert [json.loads(line)["input"]["address_index"] for line in jsonl.text.splitlines()] == ["0", "1"]
+    assert (await client.get(created["csv"]["download_url"], headers=key)).content == plain.content
+
+    unknown = await client.post("/api/v1/export/create", json={"job_id": export_id, "format": "pdf"}, headers=key)
+    assert unknown.status_code == 400 and unknown.json()["code"] == "unsupported_format"
+
+
+async def test_another_users_ids_and_unknown_ids_are_not_found(client: AsyncClient, queue: HeldQueue) -> None:
+    _, anns = await api_user(client, "ann@example.com")
+    _, bobs = await api_user(client, "bob@example.com")
+    export_id = (await submit(client, anns, [SEATTLE])).json()["export_id"]
+    await queue.run_all()
+
+    for other in (export_id, str(uuid.uuid4()), "nonsense", f"{export_id}.pdf"):
+        for response in (
+            await client.get(f"/api/v1/export/status/{other}", headers=bobs if other == export_id else anns),
+            await client.get(f"/api/v1/export/download/{other}", headers=bobs if other == export_id else anns),
+        ):
+            assert response.status_code == 404, (other, response.text)
+    create = await client.post("/api/v1/export/create", json={"export_id": export_id, "format": "csv"}, headers=bobs)
+    assert create.status_code == 404 and create.json()["code"] == "export_not_found"
+
+
+async def test_a_read_only_key_may_not_batch_and_a_batch_past_the_days_remaining_requests_charges_nothing(
+    client: AsyncClient, container: Container, queue: HeldQueue
+) -> None:
+    admin = await sign_up_admin(client, container, "root@example.com")
+    ann, key = await api_user(client, "ann@example.com")
+    _, read_only = await api_user(client, "bob@example.com", ["read"])
+    refused = await submit(client, read_only, [SEATTLE])
+    assert refused.status_code == 403 and refused.json()["code"] == "insufficient_scope"
+    await client.post("/api/admin/update-user-plan", json={"uid": ann["uid"], "plan": "enterprise", "daily_limit": 3},
+                      headers=admin["headers"])
+    assert (await submit(client, key, [SEATTLE])).status_code == 202
+
+    too_many = await submit(client, key, [SEATTLE, MIAMI, NOWHERE])
+
+    assert too_many.status_code == 429 and too_many.json()["code"] == "daily_limit_reached"
+    assert "3 addresses" in too_many.json()["error"] and "2 of your" in too_many.json()["error"]
+    assert int(too_many.headers["Retry-After"]) > 0 and too_many.headers["X-RateLimit-Remaining"] == "2"
+    fits = await submit(client, key, [SEATTLE, MIAMI])
+    assert fits.status_code == 202 and fits.headers["X-RateLimit-Remaining"] == "0"
+    assert len(queue.held) == 2
+
+
+async def test_batch_sizes_are_bounded(client: AsyncClient, container: Container, queue: HeldQueue) -> None:
+    admin = await sign_up_admin(client, container, "root@example.com")
+    ann, key = await api_user(client, "ann@example.com")
+    await client.post("/api/admin/update-user-plan", json={"uid": ann["uid"], "plan": "enterprise", "daily_limit": 20_000},
+                      headers=admin["headers"])
+    empty = await submit(client, key, [])
+    assert empty.status_code == 400
+    ten_thousand = await submit(client, key, [SEATTLE] * 10_000)  # the default cap takes it
+    assert ten_thousand.status_code == 202, ten_thousand.text
+    assert ten_thousand.headers["X-RateLimit-Remaining"] == "10000"
+
+    too_large = await submit(client, key, [SEATTLE] * 10_001)
+    assert too_large.status_code == 413 and too_large.json()["code"] == "too_many_addresses"
+    assert "at most 10,000" in too_large.json()["error"]
+    assert (await client.get("/api/v1/auth/verify", headers=key)).json()["used_today"] == 10_000
+    long_field = await submit(client, key, [{**SEATTLE, "address": "x" * 201}])
+    assert long_field.status_code == 400
+
+
+@pytest.mark.parametrize(
+    "callback_url",
+    ["http://10.0.0.7/hooks", "http://169.254.169.254/latest/meta-data", "http://user:secret@8.8.8.8/hooks", "ftp://8.8.8.8/"],
+)
+async def test_a_refused_callback_url_is_400_and_charges_nothing(client: AsyncClient, queue: HeldQueue, callback_url: str) -> None:
+    _, key = await api_user(client, "ann@example.com")
+    refused = await submit(client, key, [SEATTLE], callback_url=callback_url)
+    assert refused.status_code == 400 and refused.json()["code"] == "callback_url_refused", refused.text
+    assert (await client.get("/api/v1/auth/verify", headers=key)).json()["used_today"] == 0 and queue.held == []
+
+
+# The operator's setting lets the test's own receiver on 127.0.0.1 through the SSRF check.
+@pytest.mark.parametrize("container_settings", [{"webhook_allowed_hosts": ("127.0.0.1",)}])
+async def test_a_finished_batch_posts_a_signed_event_to_its_real_callback_url(
+    client: AsyncClient, queue: HeldQueue, receiver: Receiver
+) -> None:
+    ann, key = await api_user(client, "ann@example.com")
+    accepted = await submit(client, key, [SEATTLE, MIAMI], callback_url=receiver.url)
+    assert accepted.status_code == 202, accepted.text
+
+    await queue.run_all()
+    for _ in range(200):  # the first attempt runs in the background, right after the job ends
+        if receiver.received:
+            break
+        await asyncio.sleep(0.05)
+
+    [(headers, body)] = receiver.received
+    secret = (await client.get("/api/webhooks/secret", headers=ann["headers"])).json()["secret"]
+    assert verify(secret, headers["x-perilscope-signature"], body, now=int(time.time()))
+    assert not verify(secret, headers["x-perilscope-signature"], body.replace(b"done", b"dune"), now=int(time.time()))
+    event = json.loads(body)
+    assert headers["x-perilscope-event"] == event["type"] == "batch.completed"
+    assert event["data"]["job_id"] == accepted.json()["job_id"] and event["data"]["status"] == "done"
+    download = await client.get(event["data"]["download_url"], headers=key)
+    assert download.status_code == 200 and "701 5th Ave" in download.text
+
+
+async def test_the_listener_hears_once_with_the_finished_job(client: AsyncClient, container: Container, queue: HeldQueue) -> None:
+    listener = RecordingWebhooks()
+    container.webhooks.override(providers.Object(listener))
+    _, key = await api_user(client, "ann@example.com")
+    accepted = await submit(client, key, [SEATTLE], callback_url="https://hooks.example.com/perilscope")
+    assert accepted.status_code == 202, accepted.text
+
+    await queue.run_all()
+
+    [(job, url)] = listener.calls
+    assert job.id == accepted.json()["job_id"] and job.status == "done" and url == "https://hooks.example.com/perilscope"
+
+
+async def test_an_idempotency_key_gives_the_first_answer_and_charges_once(client: AsyncClient, queue: HeldQueue) -> None:
+    _, key = await api_user(client, "ann@example.com")
+    retry = {"headers": {"Idempotency-Key": "batch-2026-11-25-001"}}
+
+    first = await submit(client, key, [SEATTLE, MIAMI], **retry)
+    again = await submit(client, key, [SEATTLE, MIAMI], **retry)
+
+    assert first.status_code == again.status_code == 202
+    assert again.json() == first.json() and again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["X-RateLimit-Remaining"] == first.headers["X-RateLimit-Remaining"] == "98"
+    assert again.headers["Location"] == first.headers["Location"] == first.json()["status_url"]
+    assert len(queue.held) == 1
+    assert (await client.get("/api/v1/auth/verify", headers=key)).json()["used_today"] == 2
+
+    other_body = await submit(client, key, [SEATTLE], **retry)
+    assert other_body.status_code == 409 and other_body.json()["code"] == "idempotency_key_reused"
+    other_path = await submit(client, key, [SEATTLE, MIAMI], path="/api/v1/batch-assessment", **retry)
+    assert other_path.status_code == 409
+    _, bobs = await api_user(client, "bob@example.com")
+    assert (await submit(client, bobs, [SEATTLE, MIAMI], **retry)).json()["job_id"] != first.json()["job_id"]
+    bad = await submit(client, key, [SEATTLE], headers={"Idempotency-Key": "a key with spaces"})
+    assert bad.status_code == 400
+
+
+async def test_a_refused_request_frees_its_key(client: AsyncClient, queue: HeldQueue) -> None:
+    _, key = await api_user(client, "ann@example.com")
+    retry = {"headers": {"Idempotency-Key": "k-1"}}
+    refused = await submit(client, key, [SEATTLE], callback_url="https://hooks.example.com/x", **retry)
+    assert refused.status_code == 400
+    assert (await submit(client, key, [SEATTLE], **retry)).status_code == 202  # a new body: the key was freed
+
+
+async def test_token_requests_take_an_idempotency_key_too(client: AsyncClient) -> None:
+    _, key = await api_user(client, "ann@example.com")
+    body = {"api_key": key["X-API-Key"], "scope": "batch"}
+    first = await client.post("/api/v1/auth/token", json=body, headers={"Idempotency-Key": "token-1"})
+    again = await client.post("/api/v1/auth/token", json=body, headers={"Idempotency-Key": "token-1"})
+    assert first.status_code == again.status_code == 200
+    assert again.json() == first.json() and again.headers["Idempotent-Replayed"] == "true"
+    other = await client.post("/api/v1/auth/token", json={**body, "scope": "read"}, headers={"Idempotency-Key": "token-1"})
+    assert other.status_code == 409 and other.json()["code"] == "idempotency_key_reused"
+    wrong_key = await client.post("/api/v1/auth/token", json={"api_key": "ps_live_nope"}, headers={"Idempotency-Key": "t"})
+    assert wrong_key.status_code == 401
+
+
+async def test_a_smaller_cap_from_the_settings_is_said_in_the_413(client: AsyncClient, container: Container) -> None:
+    container.api_batches.override(
+        providers.Singleton(ApiBatches, batch=container.batch, plans=container.api_plans,
+                            callback_check=container.callback_url_check, clock=container.clock, max_addresses=2)
+    )
+    _, key = await api_user(client, "ann@example.com")
+    too_large = await submit(client, key, [SEATTLE, MIAMI, NOWHERE])
+    assert too_large.status_code == 413 and "at most 2" in too_large.json()["error"]
+    assert too_large.json()["details"] == {"limit": 2, "sent": 3}
