@@ -29,6 +29,9 @@ def container() -> Container:
 @broker.on_event(TaskiqEvents.WORKER_STARTUP)
 async def start_sweeper(state: TaskiqState) -> None:
     global _sweeper  # noqa: PLW0603 - one sweeper per worker process
+    # The reference data is loaded before the worker listens, so its first chunk is not slowed
+    # (and its lease not put at risk) by the load.
+    await container().reference_index().data()
     _sweeper = ChunkSweeper(lambda: container().batch().sweep(), settings.batch_sweep_seconds)
     await _sweeper.start()
 

@@ -56,6 +56,14 @@ class Cluster:
         self.workers.append(worker)
         return worker
 
+    async def wait_until_listening(self, *names: str) -> None:
+        """Until each worker has loaded its data and listens (taskiq says so in its log)."""
+
+        async def listening() -> bool:
+            return all("Listening started" in (self.tmp / f"{name}.log").read_text(errors="replace") for name in names)
+
+        await self.wait_for("the workers to listen", listening)
+
     def logs(self) -> str:
         return "\n".join(path.read_text(errors="replace")[-2000:] for path in self.tmp.glob("*.log"))
 
@@ -142,6 +150,7 @@ async def cluster(migrated_database_url: str, tmp_path: Path) -> AsyncIterator[C
 async def test_two_worker_processes_share_one_job(cluster: Cluster) -> None:
     cluster.start_worker("a")
     cluster.start_worker("b")
+    await cluster.wait_until_listening("a", "b")
     job_id = await cluster.start_job()
     await cluster.wait_until_ended(job_id)
     owners = await cluster.chunk_owners(job_id)
@@ -153,6 +162,7 @@ async def test_two_worker_processes_share_one_job(cluster: Cluster) -> None:
 
 async def test_a_worker_killed_mid_job_leaves_every_row_exactly_once(cluster: Cluster) -> None:
     doomed = cluster.start_worker("doomed")
+    await cluster.wait_until_listening("doomed")
     job_id = await cluster.start_job()
 
     async def some_chunks_done() -> bool:
