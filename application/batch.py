@@ -10,18 +10,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 import uuid
 
 import msgspec
 from dataclasses import dataclass
 from datetime import datetime
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
-from application.errors import NotFound
+from application.batch_runner import ChunkPolicy, ChunkRunner
+from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
+from application.repeat_answers import RepeatAnswers
 from application.ports.accounts import AccessClaims
 from application.ports.batch import (
     CLIENT,
@@ -33,6 +34,7 @@ from application.ports.batch import (
     UploadedFile,
     WrittenFile,
 )
+from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, JobChunks
 from application.ports.clock import Clock
 from application.ports.lookup import SearchStore, StoredSearch
 from application.ports.webhooks import BatchEndedListener, NoBatchEndedListener
@@ -40,9 +42,10 @@ from application.search_quota import MonthlyCharge
 from application.time_slices import SLICE_SECONDS, TimeSlices
 from domain.address import building_key
 from domain.batch_input import AddressRow, SubmittedAddress, iter_batch_csv, submitted_csv
+from domain.chunks import joined_csv, next_row_after
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
 from domain.detailed_export import answer_record, input_record
-from domain.lookup_result import LookupResult, not_located, with_location_note
+from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
 from domain.occupancy import ParsedAddress
 
 NO_DETAIL = (
@@ -50,7 +53,8 @@ NO_DETAIL = (
     "exports existed. Run the batch again for one."
 )
 ROW_NOT_READ = "This row could not be read as a street and a 5-digit ZIP code, so it was not located."
-PROGRESS_EVERY_ROWS = 500
+ROW_FAILED = "This row was not processed: {reason}. Run the job's failed rows again to retry it."
+log = logging.getLogger("perilscope.batch")
 # Rows a caller sent to POST /api/export are stored as given, unchecked: the name says so, because
 # the name is the one label that stays with the file once downloaded, mailed or shared.
 CLIENT_SUPPLIED_NAME = "client-supplied"
@@ -89,10 +93,17 @@ class BatchService:
         queue: Callable[[], JobQueue],
         allowance: BatchAllowance,
         detailed_writer: DetailedExportWriter,
+        chunks: ChunkStore,
+        policy: ChunkPolicy = ChunkPolicy(),
+        worker_id: str = "local",
         slice_seconds: float = SLICE_SECONDS,
         ended: BatchEndedListener | None = None,
     ) -> None:
         self._store = store
+        self._chunks = chunks
+        self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers()
+        self._runner = ChunkRunner(store, chunks, clock, queue, policy, worker_id, answers=self,
+                                   slice_seconds=slice_seconds)
         self._ended = ended or NoBatchEndedListener()
         self._detailed_writer = detailed_writer
         self._allowance = allowance
@@ -206,33 +217,25 @@ class BatchService:
     # --- the job ----------------------------------------------------------------------
 
     async def run(self, job_id: str) -> None:
-        job = await self._store.job(None, job_id)
-        if job is None or job.status in ("done", "failed"):
-            return
-        upload = await self._store.upload(None, job.file_id)
-        if upload is None:
-            await self._store.fail(job_id, "The uploaded file is gone.", self._clock.now())
-            await self._tell_ended(job_id)
-            return
-        await self._store.start(job_id, self._clock.now())
-        slices = self._slices()
-        try:
-            name = upload.name if upload.name.lower().endswith(".csv") else "x.csv"
-            rows = iter_batch_csv(name, upload.content.encode())  # read as the search goes
-            answers, details, user_columns = await self._search(job_id, rows, slices)
-            await self._store.progress(job_id, "matching", len(answers))
-            export_text = export_header() + "".join(answers)
-            await self._store.progress(job_id, "export", len(answers))
-            now = self._clock.now()
-            export = ExportFile(id=str(uuid.uuid4()), user_id=job.user_id, name=_export_name(upload.name, now),
-                                content=export_text, exported_at=now, job_id=job_id,
-                                detail="".join(details), detail_columns=user_columns)
-            await self._store.finish(job_id, export, now)
-        except Exception as error:  # noqa: BLE001 - the job records any failure; the server keeps going
-            await self._store.fail(job_id, f"Batch processing failed: {type(error).__name__}", self._clock.now())
-            await self._tell_ended(job_id)
-            raise
-        await self._tell_ended(job_id)
+        """A job's task: split it into chunks and queue them (application/batch_runner.py)."""
+        if ended := await self._runner.split(job_id):
+            await self._job_ended(ended)
+
+    async def run_chunk(self) -> None:
+        """A chunk task: run the fairest chunk of any job."""
+        for ended in await self._runner.run_next():
+            await self._job_ended(ended)
+
+    async def sweep(self) -> None:
+        """Periodically, in every worker and server (see ChunkRunner.sweep)."""
+        for ended in await self._runner.sweep():
+            await self._job_ended(ended)
+
+    async def _job_ended(self, job: BatchJob) -> None:
+        """The one place a job has ended, done or failed: reached exactly once per job, by the
+        process that ended it."""
+        log.info("batch job ended", extra={"job_id": job.id, "status": job.status})
+        await self._tell_ended(job.id)
 
     async def _tell_ended(self, job_id: str) -> None:
         """The webhook of a job with a callback URL hears that it ended; its trouble never fails the job."""
@@ -243,32 +246,72 @@ class BatchService:
         except Exception:  # noqa: BLE001 - the job is finished and stays so
             log.exception("the batch-ended listener failed", extra={"job_id": job_id})
 
-    async def _search(
-        self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices
-    ) -> tuple[list[str], list[str], tuple[str, ...]]:
-        """Every row's lines of the SPEC export and its detailed JSON Lines record, in order, and
-        the upload's own columns. Kept as text, 100,000 answers are 100,000 strings, not millions
-        of objects for the garbage collector to walk (pauses of 100 ms+)."""
+    async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult:
+        """A chunk's rows: each row's lines of the SPEC export and its detailed JSON Lines record,
+        in order. Kept as text: a few thousand strings, not objects for the garbage collector."""
         lines, details = [], []
         user_columns: tuple[str, ...] = ()
-        # Portfolios repeat addresses; an answer is computed once and shared by every repeat.
-        answers: dict[str, tuple[str, bytes]] = {}
-        last_report = time.monotonic()
-        async for index, row in slices.each(enumerate(rows, start=1)):
-            if index == 1:
+        async for index, row in slices.each(enumerate(rows)):
+            if index == 0:
                 user_columns = tuple(name for name, _ in row.extra)
-            answer = answers.get(row.one_line)
+            # Portfolios repeat addresses; an answer is computed once and shared by the repeats.
+            answer = self._repeats.get(job_id, row.one_line)
             if answer is None:
-                result = await self._answer(row)
-                answer = answers[row.one_line] = (
-                    rows_csv(result_rows(result)), msgspec.json.encode(answer_record(result))
-                )
+                answer = _answer_texts(await self._answer(row))
+                self._repeats.put(job_id, row.one_line, answer)
             lines.append(answer[0])
             details.append(_record_line(row, answer[1]))
-            if index % PROGRESS_EVERY_ROWS == 0 and time.monotonic() - last_report > 0.2:
-                await self._store.progress(job_id, "search", index)
-                last_report = time.monotonic()
-        return lines, details, user_columns
+        return ChunkResult("".join(lines), "".join(details), user_columns)
+
+    def failed_rows(self, rows: Iterable[AddressRow], reason: str) -> ChunkResult:
+        """Rows given up: each kept in its place, not located, with the reason and what to do."""
+        note = ROW_FAILED.format(reason=reason)
+        lines, details = [], []
+        user_columns: tuple[str, ...] = ()
+        now = self._clock.now().isoformat()
+        for index, row in enumerate(rows):
+            if index == 0:
+                user_columns = tuple(name for name, _ in row.extra)
+            texts = _answer_texts(not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED))
+            lines.append(texts[0])
+            details.append(_record_line(row, texts[1]))
+        return ChunkResult("".join(lines), "".join(details), user_columns, rows_failed=len(lines), error=reason)
+
+    async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
+        """The export from the chunks' results, in input order, read one chunk at a time."""
+        upload = await self._store.upload(None, job.file_id) if job.file_id else None
+        lines, details = [export_header()], []
+        user_columns: tuple[str, ...] = ()
+        expected_row = 0
+        async for output in results:
+            expected_row = next_row_after(output.plan, expected_row)
+            user_columns = user_columns or output.detail_columns
+            lines.append(output.lines)
+            details.append(output.detail)
+        now = self._clock.now()
+        return ExportFile(id=str(uuid.uuid4()), user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
+                          content="".join(lines), exported_at=now, job_id=job.id, detail="".join(details),
+                          detail_columns=user_columns)
+
+    async def job_chunks(self, caller: AccessClaims, job_id: str) -> JobChunks | None:
+        """Where the caller's job's chunks are (None for a job not split yet)."""
+        await self.job(caller, job_id)
+        return await self._runner.chunks_of(job_id)
+
+    async def rerun_failed(self, caller: AccessClaims, job_id: str) -> BatchJob:
+        """The failed rows of the caller's job, as a new job (charged like any other)."""
+        await self.job(caller, job_id)
+        failed = await self._chunks.failed_inputs(job_id)
+        if not failed:
+            raise InvalidInput("This job has no failed rows to run again.", code="no_failed_rows")
+        upload = UploadedFile(
+            id=str(uuid.uuid4()), user_id=caller.user_id, name=f"failed_rows_of_{job_id[:8]}.csv",
+            content=joined_csv(chunk.text for chunk in failed), row_count=sum(chunk.row_count for chunk in failed),
+            created_at=self._clock.now(),
+        )
+        if not await self._store.add_upload(upload, self._allowance.limits.storage_bytes):
+            raise self._allowance.refuse_storage(await self._store.storage_used(caller.user_id), upload.size_bytes)
+        return await self.start(caller, upload.id)
 
     async def _answer(self, row: AddressRow) -> LookupResult:
         # The CSV already separates the parts, so the building key comes straight from them.
@@ -353,12 +396,29 @@ class BatchService:
     def eta_seconds(self, job: BatchJob) -> int | None:
         return eta_seconds(job, self._clock.now())
 
+    @staticmethod
+    def rows_per_second(job: BatchJob, chunks: JobChunks | None) -> float | None:
+        """Rows ended per second from the job's first chunk taken to its latest chunk ended (so
+        the figure is the job's own, the same whenever it is asked); None before a chunk ends."""
+        if chunks is None or chunks.last_finished_at is None or job.started_at is None:
+            return None
+        seconds = (chunks.last_finished_at - job.started_at).total_seconds()
+        return round(job.done / seconds, 1) if seconds > 0 else None
+
     async def resume_unfinished(self) -> list[str]:
-        """After a restart: queue every job that was queued or running."""
+        """After a restart: split what was waiting and send tasks again for the queued chunks of
+        every unfinished job (an in-process queue's tasks died with the process; a spare task on
+        a lasting queue finds nothing to do)."""
         job_ids = await self._store.unfinished_job_ids()
         for job_id in job_ids:
-            await self.queue.enqueue(job_id)
+            if ended := await self._runner.split(job_id, resend=True):
+                await self._job_ended(ended)
         return job_ids
+
+
+def _answer_texts(result: LookupResult) -> tuple[str, bytes]:
+    """An answer's SPEC export lines and its detailed record's answer part, shared by repeats."""
+    return rows_csv(result_rows(result)), msgspec.json.encode(answer_record(result))
 
 
 def _record_line(row: AddressRow, answer: bytes) -> str:

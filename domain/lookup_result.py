@@ -78,6 +78,9 @@ class Provenance:
     tract_perils: str | None = None  # the source of the census-tract scores, when the answer has them
 
 
+NOT_PROCESSED = "failed"  # a batch row given up after its chunk failed every attempt
+
+
 @dataclass(frozen=True, slots=True)
 class LookupResult:
     search_id: str
@@ -98,19 +101,22 @@ def address_text(result: LookupResult) -> str:
     building = result.building
     details = building.details() if building else []
     details += [("Total Space Available", "Unknown"), ("Rental Rate", "Unknown")]
-    if result.address is None:
+    if result.location.method == NOT_PROCESSED:
+        details.append(("Note", result.location.notes[0]))
+    elif result.address is None:
         details.append(("Note", "could not read a street and 5-digit ZIP"))
     line = result.address.one_line if result.address else result.query
     return format_address_text(line, building.year_built if building else None, details)
 
 
-def not_located(query: str, note: str, scored_at: str, search_id: str) -> LookupResult:
-    """An input row that could not be read as an address: kept in the batch, answered as unknown."""
+def not_located(query: str, note: str, scored_at: str, search_id: str, method: str = "none") -> LookupResult:
+    """An input row that could not be read as an address: kept in the batch, answered as unknown.
+    With method NOT_PROCESSED, a row whose lookup failed every attempt; the note says why."""
     return LookupResult(
         search_id=search_id,
         query=query,
         address=None,
-        location=Location(method="none", county_fips=None, county_name=None, state=None, confidence=None,
+        location=Location(method=method, county_fips=None, county_name=None, state=None, confidence=None,
                           low_confidence=False, notes=(note,)),
         perils=None,
         building=None,

@@ -48,11 +48,15 @@ def serve(host: str, port: int) -> None:
 
 @main.command()
 @click.option("--workers", default=1, show_default=True, help="Worker processes.")
-def worker(workers: int) -> None:
-    """Run batch jobs from the Taskiq queue on Redis (PERILSCOPE_JOB_QUEUE=taskiq, REDIS_URL)."""
+@click.option("--concurrency", default=1, show_default=True,
+              help="Chunks each worker process runs at once (a chunk is mostly CPU: one per core is the most useful).")
+def worker(workers: int, concurrency: int) -> None:
+    """Run batch chunks from the Taskiq queue on Redis (PERILSCOPE_JOB_QUEUE=taskiq, REDIS_URL)."""
     os.execv(
         str(Path(sys.executable).parent / "taskiq"),
-        ["taskiq", "worker", "entrypoints.worker:broker", "--workers", str(workers), "--no-configure-logging"],
+        ["taskiq", "worker", "entrypoints.worker:broker", "--workers", str(workers), "--no-configure-logging",
+         # Bounded: a process takes no more tasks than it runs, so idle workers get the rest.
+         "--max-async-tasks", str(concurrency), "--max-prefetch", "0"],
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from datetime import timedelta
 
 from dependency_injector import containers, providers
@@ -46,6 +48,8 @@ from application.rate_limit import RequestRateLimit
 from application.throttles import signups_per_address_rule
 from domain.system_settings import SystemSettings
 from adapters.db.batch_repository import SqlBatchStore
+from adapters.db.chunk_repository import SqlChunkStore
+from application.batch_runner import ChunkPolicy
 from adapters.db.batch_usage_repository import SqlBatchRowLedger
 from adapters.jobs.in_process import InProcessJobQueue
 from adapters.metrics.prometheus import PrometheusMetrics
@@ -79,6 +83,12 @@ from adapters.db.webhook_repositories import SqlDeliveryStore, SqlSigningSecretS
 from adapters.webhooks.http import HttpxWebhookSender, LoopHostResolver
 from application.webhooks import WebhookPolicy, Webhooks
 from entrypoints.settings import Settings
+
+
+def worker_identity() -> str:
+    """host:pid of this process: who holds a chunk's lease (made when the process builds its
+    container, so each forked worker has its own)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class Container(containers.DeclarativeContainer):
@@ -370,9 +380,19 @@ class Container(containers.DeclarativeContainer):
             upload_retention=providers.Callable(lambda s: timedelta(hours=s.upload_retention_hours), settings),
         ),
     )
+    chunk_store = providers.Singleton(SqlChunkStore, sessions=session_factory, writer=writer)
+    chunk_policy = providers.Singleton(
+        ChunkPolicy,
+        chunk_rows=settings.provided.batch_chunk_rows,
+        max_attempts=settings.provided.batch_chunk_attempts,
+        lease_seconds=settings.provided.batch_lease_seconds,
+        # A queued chunk is given a new task once it has waited a lease with nothing running.
+        stale_seconds=settings.provided.batch_lease_seconds,
+    )
     batch = providers.Singleton(
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
         allowance=batch_allowance, detailed_writer=providers.Singleton(DetailedExportFiles),
+        chunks=chunk_store, policy=chunk_policy, worker_id=providers.Callable(worker_identity),
         ended=batch_ended_listener,
     )
     # The public API's batches (/api/v1/search/batch) on the same jobs, charged to the daily plan.

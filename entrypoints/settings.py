@@ -73,6 +73,10 @@ class Settings:
     google_maps_api_key: str | None = None
     yelp_api_key: str | None = None
     log_level: str = "INFO"
+    batch_chunk_rows: int = 2000  # rows per chunk of a batch job (one task each)
+    batch_chunk_attempts: int = 3  # tries of a failing chunk before its rows are marked failed
+    batch_lease_seconds: float = 30.0  # a worker's hold on a chunk, renewed while it works
+    batch_sweep_seconds: float = 10.0  # how often each process looks for chunks of dead workers
     # Hosts (names or IPs) webhooks may call although they resolve to a private or loopback
     # address; lower case. Empty: only public addresses are called.
     webhook_allowed_hosts: tuple[str, ...] = ()
@@ -141,6 +145,10 @@ class Settings:
             google_maps_api_key=get("GOOGLE_MAPS_API_KEY"),
             yelp_api_key=get("YELP_API_KEY"),
             log_level=get("PERILSCOPE_LOG_LEVEL", defaults.log_level),
+            batch_chunk_rows=int(get("PERILSCOPE_BATCH_CHUNK_ROWS", str(defaults.batch_chunk_rows))),
+            batch_chunk_attempts=int(get("PERILSCOPE_BATCH_CHUNK_ATTEMPTS", str(defaults.batch_chunk_attempts))),
+            batch_lease_seconds=float(get("PERILSCOPE_BATCH_LEASE_SECONDS", str(defaults.batch_lease_seconds))),
+            batch_sweep_seconds=float(get("PERILSCOPE_BATCH_SWEEP_SECONDS", str(defaults.batch_sweep_seconds))),
             webhook_allowed_hosts=tuple(
                 h.strip().strip("[]").lower() for h in (get("PERILSCOPE_WEBHOOK_ALLOWED_HOSTS") or "").split(",")
                 if h.strip()
@@ -175,6 +183,10 @@ class Settings:
             )
         if self.upload_retention_hours < 1:
             raise SettingsError("PERILSCOPE_UPLOAD_RETENTION_HOURS must be at least 1.")
+        if self.batch_chunk_rows < 1 or self.batch_chunk_attempts < 1:
+            raise SettingsError("PERILSCOPE_BATCH_CHUNK_ROWS and PERILSCOPE_BATCH_CHUNK_ATTEMPTS must be at least 1.")
+        if self.batch_lease_seconds <= 0 or self.batch_sweep_seconds <= 0:
+            raise SettingsError("PERILSCOPE_BATCH_LEASE_SECONDS and PERILSCOPE_BATCH_SWEEP_SECONDS must be positive.")
         if self.geocoder not in GEOCODERS:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:

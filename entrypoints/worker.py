@@ -1,15 +1,21 @@
-"""Batch worker for the Taskiq queue: `perilscope worker` (or `taskiq worker entrypoints.worker:broker`)."""
+"""Batch worker for the Taskiq queue: `perilscope worker` (or `taskiq worker entrypoints.worker:broker`).
+
+Each worker process runs chunk tasks and the chunk sweeper (entrypoints/sweeper.py)."""
 
 from __future__ import annotations
 
-from adapters.jobs.taskiq_queue import BATCH_TASK, make_broker
+from taskiq import TaskiqEvents, TaskiqState
+
+from adapters.jobs.taskiq_queue import BATCH_TASK, CHUNK_TASK, make_broker
 from entrypoints.container import Container, build_container
 from entrypoints.logging_setup import configure_logging
 from entrypoints.settings import Settings
+from entrypoints.sweeper import ChunkSweeper
 
 settings = Settings.from_env()
 broker = make_broker(settings.redis_url, settings.job_queue_name)
 _container: Container | None = None
+_sweeper: ChunkSweeper | None = None
 
 
 def container() -> Container:
@@ -20,6 +26,29 @@ def container() -> Container:
     return _container
 
 
+@broker.on_event(TaskiqEvents.WORKER_STARTUP)
+async def start_sweeper(state: TaskiqState) -> None:
+    global _sweeper  # noqa: PLW0603 - one sweeper per worker process
+    # The reference data is loaded before the worker listens, so its first chunk is not slowed
+    # (and its lease not put at risk) by the load.
+    await container().reference_index().data()
+    _sweeper = ChunkSweeper(lambda: container().batch().sweep(), settings.batch_sweep_seconds)
+    await _sweeper.start()
+
+
+@broker.on_event(TaskiqEvents.WORKER_SHUTDOWN)
+async def stop_sweeper(state: TaskiqState) -> None:
+    if _sweeper is not None:
+        await _sweeper.stop()
+    if _container is not None:
+        await _container.job_queue().stop()
+
+
 @broker.task(task_name=BATCH_TASK)
 async def run_batch_job(job_id: str) -> None:
     await container().batch().run(job_id)
+
+
+@broker.task(task_name=CHUNK_TASK)
+async def run_batch_chunk() -> None:
+    await container().batch().run_chunk()

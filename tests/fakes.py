@@ -19,6 +19,10 @@ from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.perils import PerilScores
 from application.ports.accounts import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from application.ports.batch import BatchJob, ExportFile, UploadedFile
+from application.batch_runner import ChunkPolicy
+from application.ports.chunks import ChunkOutput, ChunkResult, ClaimedChunk, FailedInput, JobChunks
+from domain.chunks import ChunkInput, ChunkPlan
+from collections.abc import AsyncIterator, Iterable
 from application.ports.webhooks import BatchEndedListener
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
@@ -567,13 +571,183 @@ class InMemoryBatchStore:
 
 
 class RecordingJobQueue:
-    """Records the jobs enqueued and runs none: a test runs one with `BatchService.run`."""
+    """Records the jobs and chunk tasks enqueued and runs none: a test runs them with
+    `BatchWorld.run` (or `BatchService.run` and `run_chunk`)."""
 
     def __init__(self) -> None:
         self.enqueued: list[str] = []
+        self.chunk_tasks = 0
 
     async def enqueue(self, job_id: str) -> None:
         self.enqueued.append(job_id)
+
+    async def enqueue_chunks(self, count: int) -> None:
+        self.chunk_tasks += count
+
+
+@dataclass
+class _StoredChunk:
+    job_id: str
+    plan: ChunkPlan
+    text: str
+    line_offset: int
+    enqueued_at: datetime
+    status: str = "queued"
+    attempts: int = 0
+    lease_owner: str | None = None
+    lease_expires_at: datetime | None = None
+    result: ChunkResult | None = None
+    error: str | None = None
+    finished_at: datetime | None = None
+
+
+class InMemoryChunkStore:
+    """ChunkStore in dicts, with the SQL store's rules (adapters/db/chunk_repository.py)."""
+
+    def __init__(self, jobs: InMemoryBatchStore) -> None:
+        self._jobs = jobs
+        self.chunks: dict[str, list[_StoredChunk]] = {}
+        self._last_claimed: dict[str, datetime] = {}
+        self._finisher: dict[str, tuple[str, datetime]] = {}
+
+    async def split(self, job_id: str, chunks: Iterable[ChunkInput], now: datetime) -> bool:
+        if job_id in self.chunks:
+            return False
+        self.chunks[job_id] = [_StoredChunk(job_id, c.plan, c.text, c.line_offset, now) for c in chunks]
+        self._jobs.jobs[job_id] = replace(self._jobs.jobs[job_id], done=0)
+        return True
+
+    async def queued_count(self, job_id: str) -> int:
+        return sum(c.status == "queued" for c in self.chunks.get(job_id, []))
+
+    async def unsplit_jobs(self, limit: int) -> list[str]:
+        waiting = [job for job in self._jobs.jobs.values() if job.status in UNFINISHED_JOBS and job.id not in self.chunks]
+        return [job.id for job in sorted(waiting, key=lambda job: job.created_at)][:limit]
+
+    def _in_flight(self, job_id: str, now: datetime) -> int:
+        return sum(c.status == "running" and c.lease_expires_at >= now for c in self.chunks[job_id])
+
+    async def claim(self, owner: str, now: datetime, lease_until: datetime, max_attempts: int,
+                    exhausted: bool = False) -> ClaimedChunk | None:
+        def claimable(c: _StoredChunk) -> bool:
+            if self._jobs.jobs[c.job_id].status not in UNFINISHED_JOBS:
+                return False
+            expired = c.status == "running" and c.lease_expires_at < now
+            if exhausted:
+                return expired and c.attempts >= max_attempts
+            return (c.status == "queued" or expired) and c.attempts < max_attempts
+
+        minimum = datetime.min.replace(tzinfo=now.tzinfo)
+        candidates = [c for chunks in self.chunks.values() for c in chunks if claimable(c)]
+        if not candidates:
+            return None
+        chunk = min(candidates, key=lambda c: (self._in_flight(c.job_id, now), self._last_claimed.get(c.job_id, minimum),
+                                               self._jobs.jobs[c.job_id].created_at, c.plan.index))
+        chunk.status, chunk.attempts, chunk.lease_owner, chunk.lease_expires_at = "running", chunk.attempts + 1, owner, lease_until
+        self._last_claimed[chunk.job_id] = now
+        job = self._jobs.jobs[chunk.job_id]
+        self._jobs.jobs[job.id] = replace(job, status="running" if job.status == "queued" else job.status,
+                                          started_at=job.started_at or now)
+        return ClaimedChunk(chunk.job_id, chunk.plan, chunk.text, chunk.line_offset, chunk.attempts, owner)
+
+    def _held(self, claimed: ClaimedChunk) -> _StoredChunk | None:
+        chunk = self.chunks[claimed.job_id][claimed.plan.index]
+        held = (chunk.status, chunk.attempts, chunk.lease_owner) == ("running", claimed.attempt, claimed.owner)
+        return chunk if held else None
+
+    async def renew(self, chunk: ClaimedChunk, lease_until: datetime) -> bool:
+        if (held := self._held(chunk)) is None:
+            return False
+        held.lease_expires_at = lease_until
+        return True
+
+    async def complete(self, chunk: ClaimedChunk, result: ChunkResult, now: datetime) -> bool:
+        if (held := self._held(chunk)) is None:
+            return False
+        held.status, held.result, held.error = ("failed" if result.failed else "done"), result, result.error
+        held.finished_at = now
+        held.lease_expires_at = None
+        job = self._jobs.jobs[chunk.job_id]
+        self._jobs.jobs[job.id] = replace(job, done=job.done + chunk.plan.row_count)
+        return True
+
+    async def release(self, chunk: ClaimedChunk, error: str, now: datetime) -> bool:
+        if (held := self._held(chunk)) is None:
+            return False
+        held.status, held.lease_expires_at, held.enqueued_at, held.error = "queued", None, now, error
+        return True
+
+    async def requeue_expired(self, now: datetime, max_attempts: int) -> int:
+        expired = [c for chunks in self.chunks.values() for c in chunks
+                   if c.status == "running" and c.lease_expires_at < now and c.attempts < max_attempts
+                   and self._jobs.jobs[c.job_id].status in UNFINISHED_JOBS]
+        for chunk in expired:
+            chunk.status, chunk.lease_expires_at, chunk.enqueued_at = "queued", None, now
+        return len(expired)
+
+    async def requeue_stale(self, enqueued_before: datetime, now: datetime) -> int:
+        every = [c for chunks in self.chunks.values() for c in chunks]
+        if any(c.status == "running" and c.lease_expires_at >= now for c in every):
+            return 0
+        stale = [c for c in every if c.status == "queued" and c.enqueued_at < enqueued_before
+                 and self._jobs.jobs[c.job_id].status in UNFINISHED_JOBS]
+        for chunk in stale:
+            chunk.enqueued_at = now
+        return len(stale)
+
+    def _finishable(self, job_id: str, now: datetime) -> bool:
+        job = self._jobs.jobs[job_id]
+        holder = self._finisher.get(job_id)
+        return (job.status == "running" and job_id in self.chunks
+                and all(c.status in ("done", "failed") for c in self.chunks[job_id])
+                and (holder is None or holder[1] < now))
+
+    async def begin_finishing(self, job_id: str, owner: str, now: datetime, until: datetime) -> bool:
+        if not self._finishable(job_id, now):
+            return False
+        self._finisher[job_id] = (owner, until)
+        self._jobs.jobs[job_id] = replace(self._jobs.jobs[job_id], stage="export")
+        return True
+
+    async def renew_finishing(self, job_id: str, owner: str, until: datetime) -> bool:
+        if self._finisher.get(job_id, ("",))[0] != owner:
+            return False
+        self._finisher[job_id] = (owner, until)
+        return True
+
+    async def finishable_jobs(self, now: datetime) -> list[str]:
+        return [job_id for job_id in self.chunks if self._finishable(job_id, now)]
+
+    async def results(self, job_id: str) -> AsyncIterator[ChunkOutput]:
+        for chunk in self.chunks[job_id]:
+            result = chunk.result
+            yield ChunkOutput(chunk.plan, result.lines, result.detail, result.detail_columns)
+
+    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
+        if self._jobs.jobs[job_id].status != "running" or self._finisher.get(job_id, ("",))[0] != owner:
+            return False
+        await self._jobs.finish(job_id, export, now)
+        return True
+
+    async def fail(self, job_id: str, error: str, now: datetime) -> bool:
+        if self._jobs.jobs[job_id].status not in UNFINISHED_JOBS:
+            return False
+        await self._jobs.fail(job_id, error, now)
+        return True
+
+    async def job_chunks(self, job_id: str, now: datetime) -> JobChunks | None:
+        if job_id not in self.chunks:
+            return None
+        chunks = self.chunks[job_id]
+        workers = sorted({c.lease_owner for c in chunks if c.status == "running" and c.lease_expires_at >= now})
+        return JobChunks(total=len(chunks), done=sum(c.status == "done" for c in chunks),
+                         failed=sum(c.status == "failed" for c in chunks),
+                         rows_failed=sum(c.result.rows_failed for c in chunks if c.result), workers=tuple(workers),
+                         last_finished_at=max((c.finished_at for c in chunks if c.finished_at), default=None))
+
+    async def failed_inputs(self, job_id: str) -> list[FailedInput]:
+        return [FailedInput(c.text, c.line_offset, c.error or "", c.plan.row_count)
+                for c in self.chunks.get(job_id, []) if c.status == "failed"]
 
 
 class InMemoryBatchRowLedger:
@@ -601,10 +775,19 @@ class BatchWorld:
     store: InMemoryBatchStore
     queue: RecordingJobQueue
     rows: InMemoryBatchRowLedger
+    chunks: InMemoryChunkStore
+
+    async def run(self, job_id: str) -> None:
+        """The job's task, then every chunk task it and its chunks send, as a worker would."""
+        await self.service.run(job_id)
+        while self.queue.chunk_tasks:
+            self.queue.chunk_tasks -= 1
+            await self.service.run_chunk()
 
 
 def in_memory_batch(
     storage_bytes: int = 1024 * 1024, monthly_batch_row_limit: int = 100, monthly_search_limit: int = 10,
+    policy: ChunkPolicy = ChunkPolicy(),
     ended: BatchEndedListener | None = None,
 ) -> BatchWorld:
     """The batch use case over `in_memory_lookup`'s world (Anchorage's ZIPs 99501 and 99503)."""
@@ -621,6 +804,8 @@ def in_memory_batch(
     )
     from adapters.exports.detailed_writers import DetailedExportFiles
 
+    chunks = InMemoryChunkStore(store)
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
-                           queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles(), ended=ended)
-    return BatchWorld(service, lookup, store, queue, rows)
+                           queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles(),
+                           chunks=chunks, policy=policy, worker_id="test-worker:1", ended=ended)
+    return BatchWorld(service, lookup, store, queue, rows, chunks)

@@ -119,13 +119,13 @@ class SqlBatchStore:
 
     async def finish(self, job_id: str, export: ExportFile, at: datetime) -> None:
         await self._write(
-            _insert_export(export, job_id),
+            insert_export(export, job_id),
             update(BatchJobRow).where(BatchJobRow.id == job_id)
             .values(status="done", stage="export", done=BatchJobRow.total, finished_at=at, export_name=export.name),
         )
 
     async def add_export(self, export: ExportFile) -> None:
-        await self._write(_insert_export(export, None))
+        await self._write(insert_export(export, None))
 
     async def delete_export(self, user_id: str, name: str) -> bool:
         async with self._writer.session() as session:
@@ -175,7 +175,7 @@ class SqlBatchStore:
             )
 
 
-def _insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
+def insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
     return insert(ExportFileRow).values(
         id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, content=export.content,
         size_bytes=export.size_bytes, source=export.source, exported_at=export.exported_at,

@@ -41,6 +41,39 @@ class BatchJobRow(Base):
     created_at: Mapped[datetime]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    # Chunked running (adapters/db/chunk_repository.py): None until the job is split.
+    chunks_total: Mapped[int | None] = mapped_column(Integer)
+    # When a worker last took one of its chunks: jobs are served in turn (fairness).
+    last_claimed_at: Mapped[datetime | None]
+    # The one process assembling the export (stage 'export'), and until when it holds that turn.
+    finisher: Mapped[str | None] = mapped_column(String(120))
+    finisher_expires_at: Mapped[datetime | None]
+
+
+class BatchChunkRow(Base):
+    """One chunk of a job: its rows as CSV, its lease while a worker runs it, and its result."""
+
+    __tablename__ = "batch_chunk"
+    __table_args__ = (Index(None, "status", "lease_expires_at"),)
+
+    job_id: Mapped[str] = mapped_column(ForeignKey("batch_job.id", ondelete="CASCADE"), primary_key=True)
+    idx: Mapped[int] = mapped_column(Integer, primary_key=True)
+    first_row: Mapped[int] = mapped_column(Integer)
+    row_count: Mapped[int] = mapped_column(Integer)
+    line_offset: Mapped[int] = mapped_column(Integer)
+    input: Mapped[str] = mapped_column(Text, deferred=True)  # header + the chunk's lines, as uploaded
+    status: Mapped[str] = mapped_column(String(10))  # queued, running, done, failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # claims so far; also the lease's fencing token
+    lease_owner: Mapped[str | None] = mapped_column(String(120))  # host:pid; kept after, as who finished it
+    lease_expires_at: Mapped[datetime | None]
+    enqueued_at: Mapped[datetime]  # when a task for it was last put on the queue
+    finished_at: Mapped[datetime | None]
+    rows_failed: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(String(500))
+    # The result, bounded by the chunk size: SPEC export lines and detailed JSON Lines records.
+    lines: Mapped[str | None] = mapped_column(Text, deferred=True)
+    detail: Mapped[str | None] = mapped_column(Text, deferred=True)
+    detail_columns: Mapped[str | None] = mapped_column(Text)  # JSON list of the upload's own columns
 
 
 class ExportFileRow(Base):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 from application.ports.metrics import Metrics, NoMetrics
 
@@ -14,6 +14,7 @@ log = logging.getLogger("perilscope.jobs")
 
 class JobRunner(Protocol):
     async def run(self, job_id: str) -> None: ...
+    async def run_chunk(self) -> None: ...
 
 
 class InProcessJobQueue:
@@ -25,7 +26,14 @@ class InProcessJobQueue:
         self._metrics = metrics or NoMetrics()
 
     async def enqueue(self, job_id: str) -> None:
-        task = asyncio.create_task(self._guarded(job_id), name=f"batch-job-{job_id}")
+        self._spawn(self._service().run(job_id), f"batch-job-{job_id}")
+
+    async def enqueue_chunks(self, count: int) -> None:
+        for _ in range(count):
+            self._spawn(self._service().run_chunk(), "batch-chunk")
+
+    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(self._guarded(work), name=name)
         self._tasks.add(task)  # keep a reference until it ends
         task.add_done_callback(self._ended)
         self._report()
@@ -37,14 +45,14 @@ class InProcessJobQueue:
     def _report(self) -> None:
         self._metrics.job_queue_changed(waiting=len(self._tasks) - self._running, running=self._running)
 
-    async def _guarded(self, job_id: str) -> None:
+    async def _guarded(self, work: Coroutine[Any, Any, None]) -> None:
         async with self._slots:
             self._running += 1
             self._report()
             try:
-                await self._service().run(job_id)
-            except Exception:  # the job row already says it failed
-                log.exception("batch job failed", extra={"job_id": job_id})
+                await work
+            except Exception:  # the job and chunk rows say what failed; the sweeper carries on
+                log.exception("batch task failed")
             finally:
                 self._running -= 1
 

@@ -7,7 +7,8 @@ from taskiq import AsyncBroker
 from taskiq.kicker import AsyncKicker
 from taskiq_redis import RedisStreamBroker
 
-BATCH_TASK = "perilscope.run_batch_job"
+BATCH_TASK = "perilscope.run_batch_job"  # split a job into chunks
+CHUNK_TASK = "perilscope.run_batch_chunk"  # run the fairest chunk of any job
 
 
 def make_broker(redis_url: str, queue_name: str = "perilscope:batch") -> AsyncBroker:
@@ -22,11 +23,23 @@ class TaskiqJobQueue:
         self._started = False
 
     async def enqueue(self, job_id: str) -> None:
+        await self._start()
+        await self._kicker(BATCH_TASK).kiq(job_id)
+
+    async def enqueue_chunks(self, count: int) -> None:
+        await self._start()
+        kicker = self._kicker(CHUNK_TASK)
+        for _ in range(count):
+            await kicker.kiq()
+
+    def _kicker(self, task_name: str) -> AsyncKicker:
+        # By name: the web process does not import the worker's task functions.
+        return AsyncKicker(task_name=task_name, broker=self._broker, labels={})
+
+    async def _start(self) -> None:
         if not self._started:
             await self._broker.startup()
             self._started = True
-        # By name: the web process does not import the worker's task functions.
-        await AsyncKicker(task_name=BATCH_TASK, broker=self._broker, labels={}).kiq(job_id)
 
     async def stop(self) -> None:
         if self._started:

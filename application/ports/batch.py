@@ -108,7 +108,14 @@ class DetailedExportWriter(Protocol):
 
 
 class JobQueue(Protocol):
-    async def enqueue(self, job_id: str) -> None: ...
+    async def enqueue(self, job_id: str) -> None:
+        """A task that splits the job into chunks (application/batch_runner.py)."""
+        ...
+
+    async def enqueue_chunks(self, count: int) -> None:
+        """`count` chunk tasks. A chunk task takes whichever chunk is fairest to run next (any
+        job's), so tasks are interchangeable: one lost or one too many costs nothing."""
+        ...
 
 
 class BatchRowLedger(Protocol):

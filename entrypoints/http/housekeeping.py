@@ -3,43 +3,28 @@ of the public API's Idempotency-Keys past their 24 hours."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 
 from entrypoints.container import Container
+from entrypoints.periodic import Periodic
 
 log = logging.getLogger("perilscope.housekeeping")
 PURGE_EVERY_SECONDS = 15 * 60  # retention is counted in hours; a quarter hour late is fine
 
 
-class UploadPurger:
+class UploadPurger(Periodic):
     """Started and stopped with the app; each server process purges (the deletes are idempotent)."""
 
+    name = "upload-purge"
+
     def __init__(self, container: Container, every_seconds: float = PURGE_EVERY_SECONDS) -> None:
+        super().__init__(every_seconds)
         self._container = container
-        self._every = every_seconds
-        self._task: asyncio.Task[None] | None = None
 
-    async def start(self) -> None:
-        self._task = asyncio.create_task(self._loop(), name="upload-purge")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    async def _loop(self) -> None:
-        while True:
-            try:
-                purged = await self._container.batch().purge_uploads()
-                if purged:
-                    log.info("purged uploads", extra={"uploads": purged})
-            except Exception:  # the next round tries again; the server keeps going
-                log.exception("upload purge failed")
-            try:
-                await self._container.idempotency().purge()
-            except Exception:
-                log.exception("idempotency key purge failed")
-            await asyncio.sleep(self._every)
+    async def round(self) -> None:
+        try:
+            purged = await self._container.batch().purge_uploads()
+            if purged:
+                log.info("purged uploads", extra={"uploads": purged})
+        finally:  # each purge on its own: one failing does not stop the other
+            await self._container.idempotency().purge()

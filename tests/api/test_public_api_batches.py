@@ -35,13 +35,21 @@ class HeldQueue:
     def __init__(self, container: Container) -> None:
         self._container = container
         self.held: list[str] = []
+        self.chunk_tasks = 0
 
     async def enqueue(self, job_id: str) -> None:
         self.held.append(job_id)
 
+    async def enqueue_chunks(self, count: int) -> None:
+        self.chunk_tasks += count
+
     async def run_all(self) -> None:
-        while self.held:
-            await self._container.batch().run(self.held.pop(0))
+        while self.held or self.chunk_tasks:
+            if self.held:
+                await self._container.batch().run(self.held.pop(0))
+            else:
+                self.chunk_tasks -= 1
+                await self._container.batch().run_chunk()
 
 
 class RecordingWebhooks:

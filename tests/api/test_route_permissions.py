@@ -50,6 +50,7 @@ ACCESS: dict[tuple[str, str], str] = {
     ("POST", "/api/batch-jobs"): USER,
     ("GET", "/api/batch-jobs"): USER,
     ("GET", "/api/batch-jobs/{job_id}"): USER,
+    ("POST", "/api/batch-jobs/{job_id}/rerun-failed"): USER,
     ("GET", "/api/list-exported-files"): USER,
     ("DELETE", "/api/exports/{filename}"): USER,
     ("GET", "/api/exports/{filename}/detailed"): USER,

@@ -105,7 +105,7 @@ async def test_a_jobs_rows_are_answered_in_input_order_and_repeats_share_one_ans
     world = world_with()
     upload = await world.service.upload(ANN, "portfolio.csv", csv_file(MAIN, CORDOVA, MAIN, MAIN))
     job = await world.service.start(ANN, upload.id)
-    await world.service.run(job.id)
+    await world.run(job.id)
     assert world.store.jobs[job.id].status == "done"
     assert export_addresses(world) == [one_line(MAIN), one_line(CORDOVA), one_line(MAIN), one_line(MAIN)]
     assert world.lookup.places.calls == 2  # one per distinct address
@@ -121,5 +121,5 @@ async def test_an_unparseable_row_is_kept_and_marked_not_located() -> None:
     assert (kept.address, kept.location.method, kept.location.notes) == (None, "none", (ROW_NOT_READ,))
     assert world.lookup.places.calls == 2  # no provider is asked about a row that is not an address
     job = await world.service.start(ANN, upload.id)
-    await world.service.run(job.id)
+    await world.run(job.id)
     assert export_addresses(world) == [one_line(CORDOVA), one_line(unreadable), one_line(MAIN)]

@@ -89,6 +89,19 @@ async def test_unhandled_error_is_logged_with_request_id_and_hidden(caplog: pyte
     assert "hunter2" not in json.dumps(line)
 
 
+def test_batch_chunk_settings_come_from_the_environment_and_are_checked(tmp_path) -> None:  # noqa: ANN001
+    base = {"PERILSCOPE_SECRET_KEY": "s" * 40, "PERILSCOPE_VAR_DIR": str(tmp_path)}
+    settings = Settings.from_env({**base, "PERILSCOPE_BATCH_CHUNK_ROWS": "500", "PERILSCOPE_BATCH_CHUNK_ATTEMPTS": "5",
+                                  "PERILSCOPE_BATCH_LEASE_SECONDS": "2.5", "PERILSCOPE_BATCH_SWEEP_SECONDS": "1"})
+    assert (settings.batch_chunk_rows, settings.batch_chunk_attempts) == (500, 5)
+    assert (settings.batch_lease_seconds, settings.batch_sweep_seconds) == (2.5, 1.0)
+    assert Settings.from_env(base).batch_chunk_rows == 2000
+    with pytest.raises(SettingsError, match="PERILSCOPE_BATCH_CHUNK_ROWS"):
+        Settings.from_env({**base, "PERILSCOPE_BATCH_CHUNK_ROWS": "0"})
+    with pytest.raises(SettingsError, match="PERILSCOPE_BATCH_LEASE_SECONDS"):
+        Settings.from_env({**base, "PERILSCOPE_BATCH_LEASE_SECONDS": "0"})
+
+
 def test_webhook_allowed_hosts_are_read_as_lower_case_names_and_ips(tmp_path: Path) -> None:
     env = {"PERILSCOPE_SECRET_KEY": "s" * 40, "PERILSCOPE_VAR_DIR": str(tmp_path)}
     assert Settings.from_env(env).webhook_allowed_hosts == ()

@@ -14,6 +14,7 @@ from litestar.response import Stream
 
 from application.batch import BatchService
 from application.ports.batch import BatchJob, ExportFile
+from application.ports.chunks import JobChunks
 from application.time_slices import TimeSlices
 from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import batch_row_body
@@ -48,6 +49,19 @@ def job_fields(batch: BatchService, job: BatchJob) -> dict[str, Any]:
 
 def job_json(batch: BatchService, job: BatchJob) -> dict[str, Any]:
     return {"status": "success", "job": job_fields(batch, job)}
+
+
+def chunk_fields(batch: BatchService, job: BatchJob, chunks: JobChunks | None) -> dict[str, Any]:
+    """How a job runs: its chunks, speed, failed rows and the workers on it now (null while the
+    job is not split into chunks yet: unknown, not zero)."""
+    return {
+        "chunks_total": chunks.total if chunks else None,
+        "chunks_done": chunks.done if chunks else None,
+        "chunks_failed": chunks.failed if chunks else None,
+        "failed_rows": chunks.rows_failed if chunks else None,
+        "rows_per_second": batch.rows_per_second(job, chunks),
+        "workers": list(chunks.workers) if chunks else [],
+    }
 
 
 def export_json(export: ExportFile) -> dict[str, Any]:
@@ -95,7 +109,7 @@ async def start_job(batch: Batch, claims: Claims, data: JSONBody[StartJobBody]) 
 @get("/api/batch-jobs", tags=["batch"], summary="The caller's queued and running batch jobs, oldest first", **signed_in())
 async def list_unfinished_jobs(batch: Batch, claims: Claims) -> dict[str, Any]:
     jobs = await batch.unfinished_jobs(claims)
-    return {"status": "success", "jobs": [job_fields(batch, job) for job in jobs]}
+    return {"status": "success", "jobs": [await _job_status(batch, claims, job) for job in jobs]}
 
 
 @get(
@@ -105,7 +119,22 @@ async def list_unfinished_jobs(batch: Batch, claims: Claims) -> dict[str, Any]:
     **signed_in(400, 404),
 )
 async def get_job(batch: Batch, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
-    return job_json(batch, await batch.job(claims, job_id))
+    return {"status": "success", "job": await _job_status(batch, claims, await batch.job(claims, job_id))}
+
+
+async def _job_status(batch: BatchService, claims: Claims, job: BatchJob) -> dict[str, Any]:
+    return {**job_fields(batch, job), **chunk_fields(batch, job, await batch.job_chunks(claims, job.id))}
+
+
+@post(
+    "/api/batch-jobs/{job_id:str}/rerun-failed",
+    tags=["batch"],
+    status_code=202,
+    summary="Run the failed rows of a batch job again, as a new job",
+    **signed_in(400, 404, 429),
+)
+async def rerun_failed_rows(batch: Batch, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
+    return job_json(batch, await batch.rerun_failed(claims, job_id))
 
 
 @get("/api/list-exported-files", tags=["batch"], **signed_in())
@@ -228,5 +257,5 @@ async def legacy_export(batch: Batch, claims: Claims, data: JSONBody[LegacyDataB
             "exported_at": export.exported_at.isoformat(), "source": export.source}
 
 
-ROUTES = [upload_csv, start_job, list_unfinished_jobs, get_job, list_exported_files, view_export, download_export,
+ROUTES = [upload_csv, start_job, list_unfinished_jobs, get_job, rerun_failed_rows, list_exported_files, view_export, download_export,
           download_detailed_export, delete_export, legacy_search, legacy_match, legacy_export]

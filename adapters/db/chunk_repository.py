@@ -1,0 +1,293 @@
+"""SQLAlchemy store of batch chunks: claims by conditional UPDATE, leases fenced by the claim's
+number, results and progress written together, and one finisher per job.
+
+Every write goes through the SqlWriter: on SQLite one write transaction at a time (so a claim's
+read and its UPDATE cannot interleave with another's); on PostgreSQL the UPDATE's own condition
+decides between concurrent claimants, and the loser picks again."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable
+from datetime import UTC, datetime
+
+from sqlalchemy import and_, case, exists, func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import aliased
+
+from adapters.db.batch_repository import insert_export
+from adapters.db.batch_tables import BatchChunkRow as Chunk
+from adapters.db.batch_tables import BatchJobRow as Job
+from adapters.db.writer import SqlWriter
+from application.ports.batch import ExportFile
+from application.ports.chunks import ChunkOutput, ChunkResult, ClaimedChunk, FailedInput, JobChunks
+from domain.chunks import ChunkInput, ChunkPlan
+
+QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+CLAIM_TRIES = 8  # concurrent claimants on PostgreSQL: each lost race picks the next chunk
+
+
+def _expired(now: datetime):  # noqa: ANN202
+    return and_(Chunk.status == RUNNING, Chunk.lease_expires_at < now)
+
+
+def _held(chunk: ClaimedChunk):  # noqa: ANN202
+    return and_(Chunk.job_id == chunk.job_id, Chunk.idx == chunk.plan.index, Chunk.status == RUNNING,
+                Chunk.attempts == chunk.attempt, Chunk.lease_owner == chunk.owner)
+
+
+def _of_unended_job():  # noqa: ANN202
+    """A failed job's chunks are left alone (no claims, no tasks)."""
+    return Chunk.job_id.in_(select(Job.id).where(Job.status.in_((QUEUED, RUNNING))))
+
+
+def _unended(job_id):  # noqa: ANN001, ANN202
+    return exists().where(Chunk.job_id == job_id, Chunk.status.in_((QUEUED, RUNNING)))
+
+
+def _aware(value: datetime | str | None) -> datetime | None:
+    """max() over a UTCDateTime column comes back untyped on SQLite (text)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+class SqlChunkStore:
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], writer: SqlWriter) -> None:
+        self._sessions = sessions
+        self._writer = writer
+
+    async def split(self, job_id: str, chunks: Iterable[ChunkInput], now: datetime) -> bool:
+        async with self._writer.session() as session:
+            # Marking the job first makes a concurrent second split wait, then find it split.
+            marked = await session.execute(
+                update(Job).where(Job.id == job_id, Job.chunks_total.is_(None)).values(chunks_total=0)
+            )
+            if marked.rowcount != 1:
+                await session.rollback()
+                return False
+            count = 0
+            for chunk in chunks:
+                await session.execute(insert(Chunk).values(
+                    job_id=job_id, idx=chunk.plan.index, first_row=chunk.plan.first_row,
+                    row_count=chunk.plan.row_count, line_offset=chunk.line_offset, input=chunk.text,
+                    status=QUEUED, attempts=0, enqueued_at=now, rows_failed=0,
+                ))
+                count += 1
+            await session.execute(update(Job).where(Job.id == job_id).values(chunks_total=count))
+            await session.commit()
+        return True
+
+    async def queued_count(self, job_id: str) -> int:
+        async with self._sessions() as session:
+            return int(await session.scalar(
+                select(func.count()).where(Chunk.job_id == job_id, Chunk.status == QUEUED)
+            ) or 0)
+
+    async def unsplit_jobs(self, limit: int) -> list[str]:
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(Job.id).where(Job.status.in_((QUEUED, RUNNING)), Job.chunks_total.is_(None))
+                .order_by(Job.created_at).limit(limit)
+            )
+            return list(rows)
+
+    async def claim(self, owner: str, now: datetime, lease_until: datetime, max_attempts: int,
+                    exhausted: bool = False) -> ClaimedChunk | None:
+        if exhausted:
+            claimable = and_(_expired(now), Chunk.attempts >= max_attempts, _of_unended_job())
+        else:
+            claimable = and_(or_(Chunk.status == QUEUED, _expired(now)), Chunk.attempts < max_attempts,
+                             _of_unended_job())
+        other = aliased(Chunk)
+        in_flight = (
+            select(func.count()).where(other.job_id == Chunk.job_id, other.status == RUNNING,
+                                       other.lease_expires_at >= now)
+            .correlate(Chunk).scalar_subquery()
+        )
+        pick = (
+            select(Chunk.job_id, Chunk.idx).join(Job, Job.id == Chunk.job_id).where(claimable)
+            .order_by(in_flight, Job.last_claimed_at.asc().nulls_first(), Job.created_at, Chunk.idx)
+            .limit(1)
+        )
+        async with self._writer.session() as session:
+            for _ in range(CLAIM_TRIES):
+                candidate = (await session.execute(pick)).first()
+                if candidate is None:
+                    break
+                taken = (await session.execute(
+                    update(Chunk).where(Chunk.job_id == candidate.job_id, Chunk.idx == candidate.idx, claimable)
+                    .values(status=RUNNING, attempts=Chunk.attempts + 1, lease_owner=owner,
+                            lease_expires_at=lease_until)
+                    .returning(Chunk.attempts, Chunk.first_row, Chunk.row_count, Chunk.line_offset, Chunk.input)
+                )).first()
+                if taken is None:
+                    continue  # another worker took it first
+                await session.execute(
+                    update(Job).where(Job.id == candidate.job_id).values(
+                        last_claimed_at=now,
+                        status=case((Job.status == QUEUED, RUNNING), else_=Job.status),
+                        started_at=func.coalesce(Job.started_at, now),
+                    )
+                )
+                await session.commit()
+                return ClaimedChunk(
+                    job_id=candidate.job_id, plan=ChunkPlan(candidate.idx, taken.first_row, taken.row_count),
+                    text=taken.input, line_offset=taken.line_offset, attempt=taken.attempts, owner=owner,
+                )
+            await session.rollback()
+        return None
+
+    async def renew(self, chunk: ClaimedChunk, lease_until: datetime) -> bool:
+        async with self._writer.session() as session:
+            result = await session.execute(update(Chunk).where(_held(chunk)).values(lease_expires_at=lease_until))
+            await session.commit()
+        return result.rowcount == 1
+
+    async def complete(self, chunk: ClaimedChunk, result: ChunkResult, now: datetime) -> bool:
+        async with self._writer.session() as session:
+            written = await session.execute(
+                update(Chunk).where(_held(chunk)).values(
+                    status=FAILED if result.failed else DONE, lines=result.lines, detail=result.detail,
+                    detail_columns=json.dumps(list(result.detail_columns)), rows_failed=result.rows_failed,
+                    error=result.error[:500] if result.error else None, finished_at=now, lease_expires_at=None,
+                )
+            )
+            if written.rowcount != 1:
+                await session.rollback()
+                return False
+            await session.execute(
+                update(Job).where(Job.id == chunk.job_id).values(done=Job.done + chunk.plan.row_count)
+            )
+            await session.commit()
+        return True
+
+    async def release(self, chunk: ClaimedChunk, error: str, now: datetime) -> bool:
+        async with self._writer.session() as session:
+            result = await session.execute(
+                update(Chunk).where(_held(chunk)).values(
+                    status=QUEUED, lease_expires_at=None, enqueued_at=now, error=error[:500],
+                )
+            )
+            await session.commit()
+        return result.rowcount == 1
+
+    async def requeue_expired(self, now: datetime, max_attempts: int) -> int:
+        async with self._writer.session() as session:
+            result = await session.execute(
+                update(Chunk).where(_expired(now), Chunk.attempts < max_attempts, _of_unended_job())
+                .values(status=QUEUED, lease_expires_at=None, enqueued_at=now)
+            )
+            await session.commit()
+        return result.rowcount
+
+    async def requeue_stale(self, enqueued_before: datetime, now: datetime) -> int:
+        busy = exists().where(Chunk.status == RUNNING, Chunk.lease_expires_at >= now)
+        async with self._writer.session() as session:
+            result = await session.execute(
+                update(Chunk).where(Chunk.status == QUEUED, Chunk.enqueued_at < enqueued_before, ~busy,
+                                    _of_unended_job())
+                .values(enqueued_at=now)
+            )
+            await session.commit()
+        return result.rowcount
+
+    async def begin_finishing(self, job_id: str, owner: str, now: datetime, until: datetime) -> bool:
+        async with self._writer.session() as session:
+            result = await session.execute(
+                update(Job).where(
+                    Job.id == job_id, Job.status == RUNNING, Job.chunks_total.is_not(None), ~_unended(job_id),
+                    or_(Job.finisher.is_(None), Job.finisher_expires_at < now),
+                ).values(stage="export", finisher=owner, finisher_expires_at=until)
+            )
+            await session.commit()
+        return result.rowcount == 1
+
+    async def renew_finishing(self, job_id: str, owner: str, until: datetime) -> bool:
+        async with self._writer.session() as session:
+            result = await session.execute(
+                update(Job).where(Job.id == job_id, Job.status == RUNNING, Job.finisher == owner)
+                .values(finisher_expires_at=until)
+            )
+            await session.commit()
+        return result.rowcount == 1
+
+    async def finishable_jobs(self, now: datetime) -> list[str]:
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(Job.id).where(
+                    Job.status == RUNNING, Job.chunks_total.is_not(None), ~_unended(Job.id),
+                    or_(Job.finisher.is_(None), Job.finisher_expires_at < now),
+                ).order_by(Job.created_at)
+            )
+            return list(rows)
+
+    async def results(self, job_id: str) -> AsyncIterator[ChunkOutput]:
+        async with self._sessions() as session:
+            total = int(await session.scalar(select(func.count()).where(Chunk.job_id == job_id)) or 0)
+        for index in range(total):
+            async with self._sessions() as session:
+                row = (await session.execute(
+                    select(Chunk.first_row, Chunk.row_count, Chunk.lines, Chunk.detail, Chunk.detail_columns)
+                    .where(Chunk.job_id == job_id, Chunk.idx == index)
+                )).one()
+            yield ChunkOutput(
+                plan=ChunkPlan(index, row.first_row, row.row_count), lines=row.lines or "", detail=row.detail or "",
+                detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
+            )
+
+    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
+        async with self._writer.session() as session:
+            result = await session.execute(
+                update(Job).where(Job.id == job_id, Job.status == RUNNING, Job.finisher == owner).values(
+                    status=DONE, stage="export", done=Job.total, finished_at=now, export_name=export.name,
+                    finisher_expires_at=None,
+                )
+            )
+            if result.rowcount != 1:
+                await session.rollback()
+                return False
+            await session.execute(insert_export(export, job_id))
+            # The export holds the results now; a failed chunk keeps its rows, to run them again.
+            await session.execute(update(Chunk).where(Chunk.job_id == job_id).values(lines=None, detail=None))
+            await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(input=""))
+            await session.commit()
+        return True
+
+    async def fail(self, job_id: str, error: str, now: datetime) -> bool:
+        async with self._writer.session() as session:
+            result = await session.execute(
+                update(Job).where(Job.id == job_id, Job.status.in_((QUEUED, RUNNING)))
+                .values(status=FAILED, error=error[:500], finished_at=now, finisher_expires_at=None)
+            )
+            await session.commit()
+        return result.rowcount == 1
+
+    async def job_chunks(self, job_id: str, now: datetime) -> JobChunks | None:
+        async with self._sessions() as session:
+            total = await session.scalar(select(Job.chunks_total).where(Job.id == job_id))
+            if total is None:
+                return None
+            counts = dict((await session.execute(
+                select(Chunk.status, func.count()).where(Chunk.job_id == job_id).group_by(Chunk.status)
+            )).all())
+            rows_failed, last_finished_at = (await session.execute(
+                select(func.coalesce(func.sum(Chunk.rows_failed), 0), func.max(Chunk.finished_at))
+                .where(Chunk.job_id == job_id)
+            )).one()
+            workers = await session.scalars(
+                select(Chunk.lease_owner).distinct()
+                .where(Chunk.job_id == job_id, Chunk.status == RUNNING, Chunk.lease_expires_at >= now)
+                .order_by(Chunk.lease_owner)
+            )
+            return JobChunks(total=total, done=counts.get(DONE, 0), failed=counts.get(FAILED, 0),
+                             rows_failed=int(rows_failed or 0), workers=tuple(w for w in workers if w),
+                             last_finished_at=_aware(last_finished_at))
+
+    async def failed_inputs(self, job_id: str) -> list[FailedInput]:
+        async with self._sessions() as session:
+            rows = (await session.execute(
+                select(Chunk.input, Chunk.line_offset, Chunk.error, Chunk.row_count)
+                .where(Chunk.job_id == job_id, Chunk.status == FAILED).order_by(Chunk.idx)
+            )).all()
+        return [FailedInput(row.input, row.line_offset, row.error or "", row.row_count) for row in rows]

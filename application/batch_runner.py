@@ -1,0 +1,224 @@
+"""How a batch job runs: split into chunks, each chunk a task that any worker may take, and the
+export assembled once when the last chunk has ended.
+
+- A chunk task claims the fairest chunk to run next (ports/chunks.py): tasks are interchangeable,
+  so a lost or duplicated task costs nothing and a small job is served between a big job's chunks.
+- A worker holds a chunk by a lease it renews while it works; a worker that dies (kill -9) stops
+  renewing, and the sweeper, run periodically in every worker and server, queues the chunk again.
+- A chunk's result and the job's progress are written together, only by the claimant still holding
+  the chunk, so no row is counted or written twice and progress never goes backwards.
+- A chunk that keeps failing is given up after `max_attempts` claims: its rows are written as
+  failed, with the reason, and the job finishes with the others.
+- When every chunk has ended, one process takes the job's finishing turn and writes the one export."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from application.ports.batch import BatchJob, BatchStore, ExportFile, JobQueue
+from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, ClaimedChunk, JobChunks
+from application.ports.clock import Clock
+from application.time_slices import TimeSlices
+from domain.batch_input import AddressRow, UploadError
+from domain.chunks import ChunkInput, rows_of, split_csv
+
+log = logging.getLogger("perilscope.batch")
+ENDED = ("done", "failed")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkPolicy:
+    chunk_rows: int = 2000
+    max_attempts: int = 3  # claims of one chunk before its rows are given up as failed
+    lease_seconds: float = 30.0
+    # A queued chunk whose task was sent this long ago, while nothing runs, gets a new task.
+    stale_seconds: float = 30.0
+
+    @property
+    def heartbeat_seconds(self) -> float:
+        return self.lease_seconds / 3
+
+    @property
+    def lease(self) -> timedelta:
+        return timedelta(seconds=self.lease_seconds)
+
+
+class ChunkAnswers(Protocol):
+    """What the runner asks of the batch use case: rows answered, rows given up, the export."""
+
+    async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult: ...
+
+    def failed_rows(self, rows: Iterable[AddressRow], reason: str) -> ChunkResult: ...
+
+    async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile: ...
+
+
+class ChunkRunner:
+    def __init__(self, store: BatchStore, chunks: ChunkStore, clock: Clock, queue: Callable[[], JobQueue],
+                 policy: ChunkPolicy, worker_id: str, answers: ChunkAnswers, slice_seconds: float) -> None:
+        self._store = store
+        self._chunks = chunks
+        self._clock = clock
+        self._queue = queue
+        self._policy = policy
+        self._owner = worker_id
+        self._answers = answers
+        self._slice_seconds = slice_seconds
+
+    # --- a job's task: split it ------------------------------------------------------------
+
+    async def split(self, job_id: str, resend: bool = False) -> BatchJob | None:
+        """Split the job into queued chunks and send a task for each. A job split already (by a
+        chunk task, or its task sent twice) gets no more tasks, unless `resend`: after a restart,
+        when the tasks of an in-process queue are gone. Returns the job when this call ended it."""
+        job = await self._store.job(None, job_id)
+        if job is None or job.status in ENDED:
+            return None
+        if await self._chunks.job_chunks(job_id, self._clock.now()) is not None:
+            if resend:
+                await self._send(await self._chunks.queued_count(job_id))
+            return await self.finish_if_ended(job_id)
+        upload = await self._store.upload(None, job.file_id) if job.file_id else None
+        if upload is None:
+            return await self._fail(job_id, "The uploaded file is gone.")
+        try:
+            # Parsed a slice at a time, and before the write transaction, which stays short.
+            inputs: list[ChunkInput] = await TimeSlices(self._slice_seconds).collect(
+                split_csv("upload.csv", upload.content, self._policy.chunk_rows)
+            )
+        except UploadError as error:
+            return await self._fail(job_id, f"The uploaded file could not be read again: {error.message}")
+        if await self._chunks.split(job_id, inputs, self._clock.now()):
+            await self._send(len(inputs))
+        return None
+
+    # --- a chunk task ----------------------------------------------------------------------
+
+    async def run_next(self) -> list[BatchJob]:
+        """Split the oldest job waiting to be split, if any (its own task may be queued behind a
+        big job's chunk tasks), then claim the fairest chunk and run it. Returns the jobs this
+        call ended."""
+        ended = await self._split_waiting()
+        now = self._clock.now()
+        chunk = await self._chunks.claim(self._owner, now, now + self._policy.lease, self._policy.max_attempts)
+        if chunk is None:
+            return ended
+        return ended + [job for job in [await self._run(chunk)] if job]
+
+    async def _split_waiting(self) -> list[BatchJob]:
+        ended = []
+        for job_id in await self._chunks.unsplit_jobs(limit=1):
+            if job := await self.split(job_id):
+                ended.append(job)
+        return ended
+
+    async def _run(self, chunk: ClaimedChunk) -> BatchJob | None:
+        try:
+            async with self._holding(lambda until: self._chunks.renew(chunk, until)):
+                result = await self._answers.answer_rows(
+                    chunk.job_id, rows_of(chunk.text, chunk.line_offset), TimeSlices(self._slice_seconds)
+                )
+        except Exception as error:  # noqa: BLE001 - a chunk's failure is recorded; the worker goes on
+            log.exception("batch chunk failed", extra={"job_id": chunk.job_id, "chunk": chunk.plan.index})
+            return await self._after_failure(chunk, f"{type(error).__name__}: {error}"[:300])
+        if await self._chunks.complete(chunk, result, self._clock.now()):
+            return await self.finish_if_ended(chunk.job_id)
+        log.warning("batch chunk lost its lease; its result was dropped",
+                    extra={"job_id": chunk.job_id, "chunk": chunk.plan.index})
+        return None
+
+    async def _after_failure(self, chunk: ClaimedChunk, reason: str) -> BatchJob | None:
+        if chunk.attempt < self._policy.max_attempts:
+            if await self._chunks.release(chunk, reason, self._clock.now()):
+                await self._send(1)
+            return None
+        return await self._give_up(chunk, f"the lookup failed {chunk.attempt} times ({reason})")
+
+    async def _give_up(self, chunk: ClaimedChunk, reason: str) -> BatchJob | None:
+        result = self._answers.failed_rows(rows_of(chunk.text, chunk.line_offset), reason)
+        if await self._chunks.complete(chunk, result, self._clock.now()):
+            return await self.finish_if_ended(chunk.job_id)
+        return None
+
+    # --- the sweeper -----------------------------------------------------------------------
+
+    async def sweep(self) -> list[BatchJob]:
+        """Chunks of dead workers back on the queue, lost tasks sent again, chunks that killed
+        their worker every time given up, and ended jobs whose finisher died finished. Safe to
+        run in every process at once: each step is a conditional update."""
+        now = self._clock.now()
+        requeued = await self._chunks.requeue_expired(now, self._policy.max_attempts)
+        stale = await self._chunks.requeue_stale(now - timedelta(seconds=self._policy.stale_seconds), now)
+        await self._send(requeued + stale)
+        ended = await self._split_waiting()  # a job whose task was lost
+        while chunk := await self._chunks.claim(self._owner, now, now + self._policy.lease,
+                                                self._policy.max_attempts, exhausted=True):
+            job = await self._give_up(chunk, f"the worker running it stopped {chunk.attempt - 1} times")
+            ended += [job] if job else []
+        for job_id in await self._chunks.finishable_jobs(now):
+            job = await self.finish_if_ended(job_id)
+            ended += [job] if job else []
+        if requeued or stale:
+            log.info("batch chunks sent again", extra={"expired": requeued, "stale": stale})
+        return ended
+
+    # --- the one finish --------------------------------------------------------------------
+
+    async def finish_if_ended(self, job_id: str) -> BatchJob | None:
+        """When every chunk has ended, take the job's finishing turn (one process wins) and store
+        its one export; returns the ended job to the process that ended it, else None."""
+        now = self._clock.now()
+        if not await self._chunks.begin_finishing(job_id, self._owner, now, now + self._policy.lease):
+            return None
+        job = await self._store.job(None, job_id)
+        if job is None:
+            return None
+        try:
+            async with self._holding(lambda until: self._chunks.renew_finishing(job_id, self._owner, until)):
+                export = await self._answers.assemble(job, self._chunks.results(job_id))
+        except Exception as error:  # noqa: BLE001 - recorded on the job
+            log.exception("batch export failed", extra={"job_id": job_id})
+            return await self._fail(job_id, f"Batch processing failed: {type(error).__name__}")
+        if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
+            return None  # another process took the turn over meanwhile and finishes it
+        return await self._store.job(None, job_id)
+
+    async def _fail(self, job_id: str, error: str) -> BatchJob | None:
+        if not await self._chunks.fail(job_id, error, self._clock.now()):
+            return None  # it had ended already, by another process
+        return await self._store.job(None, job_id)
+
+    # --- status ----------------------------------------------------------------------------
+
+    async def chunks_of(self, job_id: str) -> JobChunks | None:
+        return await self._chunks.job_chunks(job_id, self._clock.now())
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    async def _send(self, count: int) -> None:
+        if count > 0:
+            await self._queue().enqueue_chunks(count)
+
+    @contextlib.asynccontextmanager
+    async def _holding(self, renew: Callable[[datetime], Awaitable[bool]]) -> AsyncIterator[None]:
+        """Renew a lease every heartbeat while the block runs."""
+
+        async def beat() -> None:
+            while True:
+                await asyncio.sleep(self._policy.heartbeat_seconds)
+                if not await renew(self._clock.now() + self._policy.lease):
+                    return  # taken over: the block's result will not be written
+
+        heartbeat = asyncio.create_task(beat())
+        try:
+            yield
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await heartbeat

@@ -1,0 +1,142 @@
+"""Ports of chunked batch jobs (application/batch_runner.py): chunks with leases, their results,
+and the one turn at assembling a job's export.
+
+A lease is (owner, attempt): a chunk's `attempts` grows with every claim, so a worker whose lease
+was taken over cannot write, renew or release anything for that chunk any more."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from application.ports.batch import ExportFile
+from domain.chunks import ChunkInput, ChunkPlan
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedChunk:
+    job_id: str
+    plan: ChunkPlan
+    text: str  # the chunk's CSV (domain/chunks.py)
+    line_offset: int
+    attempt: int  # the fencing token: this claim's number
+    owner: str  # worker id, host:pid
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkResult:
+    lines: str  # SPEC export lines of the chunk's rows, in order
+    detail: str  # detailed JSON Lines records, one per row
+    detail_columns: tuple[str, ...]
+    rows_failed: int = 0
+    error: str | None = None  # set when the chunk is given up: its rows carry this reason
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkOutput:
+    plan: ChunkPlan
+    lines: str
+    detail: str
+    detail_columns: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class JobChunks:
+    """Where a job's chunks are, for its status."""
+
+    total: int
+    done: int
+    failed: int
+    rows_failed: int
+    workers: tuple[str, ...]  # owners of unexpired leases, now working on it
+    last_finished_at: datetime | None = None  # when its latest chunk ended
+
+
+@dataclass(frozen=True, slots=True)
+class FailedInput:
+    text: str  # the chunk's CSV
+    line_offset: int
+    error: str
+    row_count: int
+
+
+class ChunkStore(Protocol):
+    async def split(self, job_id: str, chunks: Iterable[ChunkInput], now: datetime) -> bool:
+        """Store the job's chunks, queued, unless it has some already (checked and stored in one
+        transaction); True when this call split it."""
+        ...
+
+    async def queued_count(self, job_id: str) -> int: ...
+
+    async def unsplit_jobs(self, limit: int) -> list[str]:
+        """Queued or running jobs not split into chunks yet, oldest first."""
+        ...
+
+    async def claim(self, owner: str, now: datetime, lease_until: datetime, max_attempts: int,
+                    exhausted: bool = False) -> ClaimedChunk | None:
+        """Take one chunk atomically: a queued one, or a running one whose lease has expired, with
+        fewer than `max_attempts` claims so far, from the job with the fewest chunks in flight and
+        then the one served least recently (fair turns). With `exhausted`, only an expired chunk
+        that has had its `max_attempts` (for giving it up). The job becomes running."""
+        ...
+
+    async def renew(self, chunk: ClaimedChunk, lease_until: datetime) -> bool:
+        """Extend the lease; False when it is no longer this claimant's."""
+        ...
+
+    async def complete(self, chunk: ClaimedChunk, result: ChunkResult, now: datetime) -> bool:
+        """Store the result, mark the chunk done (or failed, when the result says so) and add its
+        rows to the job's progress, in one transaction, only while this claimant holds the chunk;
+        False, and nothing written, otherwise."""
+        ...
+
+    async def release(self, chunk: ClaimedChunk, error: str, now: datetime) -> bool:
+        """Give the chunk back to the queue for another attempt (same fencing as `complete`)."""
+        ...
+
+    async def requeue_expired(self, now: datetime, max_attempts: int) -> int:
+        """Chunks whose lease expired (their worker is gone) and that may be tried again go back
+        to queued, marked as enqueued now; returns how many (each needs a task)."""
+        ...
+
+    async def requeue_stale(self, enqueued_before: datetime, now: datetime) -> int:
+        """When no chunk of any job is running, queued chunks whose task was sent before
+        `enqueued_before` are marked enqueued now and counted: their tasks were lost."""
+        ...
+
+    async def begin_finishing(self, job_id: str, owner: str, now: datetime, until: datetime) -> bool:
+        """Take the job's one turn at assembling its export: only when every chunk is done or
+        failed and nobody holds the turn (or the holder's time ran out)."""
+        ...
+
+    async def renew_finishing(self, job_id: str, owner: str, until: datetime) -> bool: ...
+
+    async def finishable_jobs(self, now: datetime) -> list[str]:
+        """Running jobs with every chunk ended and nobody (alive) assembling the export."""
+        ...
+
+    def results(self, job_id: str) -> AsyncIterator[ChunkOutput]:
+        """The job's chunk results in input order, one chunk in memory at a time."""
+        ...
+
+    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
+        """Store the export and mark the job done in one transaction, only while `owner` holds the
+        finishing turn and the job is not done; False, and nothing stored, otherwise. The chunks'
+        results are dropped then (the export has them); failed chunks keep their rows."""
+        ...
+
+    async def fail(self, job_id: str, error: str, now: datetime) -> bool:
+        """Mark a queued or running job failed; False when it had ended already (so a job ends once)."""
+        ...
+
+    async def job_chunks(self, job_id: str, now: datetime) -> JobChunks | None:
+        """None for a job that was never split."""
+        ...
+
+    async def failed_inputs(self, job_id: str) -> list[FailedInput]: ...

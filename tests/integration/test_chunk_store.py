@@ -1,0 +1,192 @@
+"""The SQL chunk store on SQLite and PostgreSQL, with real commits and explicit times (the store
+takes `now` from its caller, so these are fake-clock tests of the real adapter): concurrent
+claims take each chunk once, a lease taken over fences the late claimant out, jobs are served in
+turn, and a job's finishing turn and export happen once."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import delete, func, select
+
+from adapters.db.account_tables import UserRow
+from adapters.db.batch_tables import BatchChunkRow, ExportFileRow
+from adapters.db.chunk_repository import SqlChunkStore
+from adapters.db.engine import create_session_factory
+from adapters.db.writer import SqlWriter
+from adapters.security.passwords import Argon2PasswordHasher
+from application.ports.batch import BatchJob, ExportFile
+from application.ports.chunks import ChunkResult
+from domain.chunks import split_csv
+from entrypoints.container import Container, build_container
+from tests.conftest import STRONG_PASSWORD, settings_for_tests
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+LEASE = timedelta(seconds=30)
+RESULT = ChunkResult(lines="line\n", detail="{}\n", detail_columns=())
+
+
+def _csv(rows: int) -> str:
+    return "Street Address,City,State,Zip\n" + "".join(f"{n} Main St,Seattle,WA,98104\n" for n in range(rows))
+
+
+@pytest.fixture
+async def world(migrated_database_url: str) -> AsyncIterator[tuple[Container, str]]:
+    container = build_container(settings_for_tests(migrated_database_url))
+    container.password_hasher.override(Argon2PasswordHasher(time_cost=1, memory_cost_kib=1024))
+    user = await container.accounts().create_user(f"{uuid.uuid4().hex}@example.com", STRONG_PASSWORD)
+    try:
+        yield container, user.id
+    finally:
+        async with container.engine().begin() as connection:
+            await connection.execute(delete(UserRow).where(UserRow.id == user.id))
+        await container.engine().dispose()
+
+
+def _process(container: Container) -> SqlChunkStore:
+    """A store as another process has it: its own writer (on SQLite, its own write queue)."""
+    sessions = create_session_factory(container.engine())
+    return SqlChunkStore(sessions, SqlWriter(sessions))
+
+
+async def _job(container: Container, user_id: str, rows: int, chunk_rows: int, created_at: datetime = T0) -> str:
+    job_id = str(uuid.uuid4())
+    await container.batch_store().add_job(
+        BatchJob(id=job_id, user_id=user_id, file_id=None, status="queued", stage="search", done=0, total=rows,
+                 created_at=created_at)
+    )
+    assert job_id in await container.chunk_store().unsplit_jobs(limit=1000)
+    assert await container.chunk_store().split(job_id, split_csv("x.csv", _csv(rows), chunk_rows), T0)
+    return job_id
+
+
+async def test_concurrent_claimants_take_every_chunk_exactly_once(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    job_id = await _job(container, user_id, rows=40, chunk_rows=2)
+    assert job_id not in await container.chunk_store().unsplit_jobs(limit=1000)
+    assert not await container.chunk_store().split(job_id, split_csv("x.csv", _csv(4), 2), T0)  # split once
+
+    async def claimant(store: SqlChunkStore, owner: str) -> list[int]:
+        taken = []
+        while chunk := await store.claim(owner, T0, T0 + LEASE, max_attempts=3):
+            taken.append(chunk.plan.index)
+            await asyncio.sleep(0)
+        return taken
+
+    claims = await asyncio.gather(*(claimant(_process(container), f"host:{n}") for n in range(6)))
+    every = sorted(index for taken in claims for index in taken)
+    assert every == list(range(20)), claims
+
+
+async def test_a_taken_over_lease_fences_the_late_claimant_out(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    job_id = await _job(container, user_id, rows=3, chunk_rows=3)
+    a, b = _process(container), _process(container)
+    first = await a.claim("host-a:1", T0, T0 + LEASE, max_attempts=3)
+    assert await a.renew(first, T0 + 2 * LEASE)  # a heartbeat
+    assert await b.claim("host-b:2", T0 + LEASE, T0 + 2 * LEASE, max_attempts=3) is None  # still held
+    later = T0 + 3 * LEASE
+    second = await b.claim("host-b:2", later, later + LEASE, max_attempts=3)  # a's lease ran out
+    assert (second.plan.index, second.attempt) == (0, 2)
+    assert not await a.renew(first, later + LEASE)
+    assert not await a.complete(first, RESULT, later)  # writes nothing
+    assert not await a.release(first, "late", later)
+    assert await b.complete(second, RESULT, later)
+    job = await container.batch_store().job(None, job_id)
+    chunks = await b.job_chunks(job_id, later)
+    assert (job.done, chunks.done, chunks.workers, chunks.last_finished_at) == (3, 1, (), later)  # counted once
+
+
+async def test_expired_and_lost_chunks_are_queued_again_and_exhausted_ones_given_up(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    job_id = await _job(container, user_id, rows=4, chunk_rows=2)
+    store = container.chunk_store()
+    dying = await store.claim("host:1", T0, T0 + LEASE, max_attempts=1)
+    assert await store.requeue_expired(T0 + LEASE / 2, max_attempts=2) == 0
+    assert await store.requeue_stale(T0 + LEASE, T0 + LEASE) == 0  # something runs: tasks are not lost
+    assert await store.requeue_expired(T0 + 2 * LEASE, max_attempts=2) == 1
+    assert await store.requeue_stale(T0 + LEASE, T0 + 2 * LEASE) == 1  # chunk 1 waited with nothing running
+    assert await store.requeue_stale(T0 + LEASE, T0 + 2 * LEASE) == 0  # and is not counted twice
+    assert await store.queued_count(job_id) == 2
+    again = await store.claim("host:2", T0 + 2 * LEASE, T0 + 3 * LEASE, max_attempts=2)
+    assert (again.plan.index, again.attempt) == (dying.plan.index, 2)
+    later = T0 + 4 * LEASE
+    assert await store.claim("host:3", later, later + LEASE, max_attempts=2, exhausted=True) is not None
+    assert await store.claim("host:3", later, later + LEASE, max_attempts=2, exhausted=True) is None
+
+
+async def test_jobs_are_served_in_turn(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    big = await _job(container, user_id, rows=10, chunk_rows=2, created_at=T0)
+    small = await _job(container, user_id, rows=1, chunk_rows=2, created_at=T0 + timedelta(minutes=5))
+    store = container.chunk_store()
+    order = []
+    for step in range(4):
+        now = T0 + timedelta(seconds=step)
+        chunk = await store.claim("host:1", now, now + LEASE, max_attempts=3)
+        order.append("big" if chunk.job_id == big else "small")
+        assert await store.complete(chunk, RESULT, now)  # one worker, one chunk at a time
+    assert order == ["big", "small", "big", "big"]
+    assert (await container.batch_store().job(None, small)).status == "running"
+
+
+async def test_a_job_is_finished_once_whoever_tries(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    job_id = await _job(container, user_id, rows=4, chunk_rows=2)
+    stores = [_process(container) for _ in range(5)]
+    first = await stores[0].claim("host:0", T0, T0 + LEASE, max_attempts=3)
+    assert await stores[0].complete(first, RESULT, T0)
+    assert not await stores[0].begin_finishing(job_id, "host:0", T0, T0 + LEASE)  # a chunk is left
+    second = await stores[1].claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    assert await stores[1].complete(second, RESULT, T0)
+    assert await stores[0].finishable_jobs(T0) == [job_id]
+
+    turns = await asyncio.gather(*(s.begin_finishing(job_id, f"host:{n}", T0, T0 + LEASE) for n, s in enumerate(stores)))
+    assert sum(turns) == 1
+    holder = f"host:{turns.index(True)}"
+    assert await stores[0].finishable_jobs(T0) == []
+    parts = [output async for output in stores[2].results(job_id)]
+    assert [(p.plan.first_row, p.lines) for p in parts] == [(0, "line\n"), (2, "line\n")]
+
+    def export(name: str) -> ExportFile:
+        return ExportFile(id=str(uuid.uuid4()), user_id=user_id, name=name, content="x", exported_at=T0, detail="")
+
+    other = "host:9" if holder != "host:9" else "host:8"
+    assert not await stores[3].finish(job_id, other, export("a.csv"), T0)
+    assert await stores[3].finish(job_id, holder, export("b.csv"), T0)
+    assert not await stores[4].finish(job_id, holder, export("c.csv"), T0)  # done already
+    async with container.engine().connect() as connection:
+        exports = await connection.scalar(select(func.count()).where(ExportFileRow.job_id == job_id))
+    job = await container.batch_store().job(None, job_id)
+    assert (exports, job.status, job.export_name, job.done) == (1, "done", "b.csv", 4)
+
+
+async def test_a_job_fails_once_and_a_finished_job_keeps_only_its_failed_rows(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    store = container.chunk_store()
+    doomed = await _job(container, user_id, rows=2, chunk_rows=2)
+    assert await store.fail(doomed, "The uploaded file is gone.", T0)
+    assert not await store.fail(doomed, "again", T0)  # ended already: no second end
+    assert await store.requeue_stale(T0 + LEASE, T0 + LEASE) == 0  # its chunk gets no tasks, no claims
+
+    job_id = await _job(container, user_id, rows=4, chunk_rows=2)
+    done = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    assert await store.complete(done, RESULT, T0)
+    given_up = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    failed = ChunkResult(lines="x\n", detail="{}\n", detail_columns=(), rows_failed=2, error="boom")
+    assert await store.complete(given_up, failed, T0)
+    assert await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
+    export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="j.csv", content="x", exported_at=T0, detail="")
+    assert await store.finish(job_id, "host:1", export, T0)
+    [kept] = await store.failed_inputs(job_id)
+    assert (kept.error, kept.row_count, kept.text.count("Main St")) == ("boom", 2, 2)
+    async with container.engine().connect() as connection:
+        leftovers = (await connection.execute(
+            select(BatchChunkRow.lines, BatchChunkRow.detail, BatchChunkRow.input).where(BatchChunkRow.job_id == job_id)
+            .order_by(BatchChunkRow.idx)
+        )).all()
+    assert [tuple(row) for row in leftovers] == [(None, None, ""), (None, None, kept.text)]

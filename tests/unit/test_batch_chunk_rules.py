@@ -1,0 +1,266 @@
+"""How a chunked job runs, on in-memory ports with a fake clock (tests/fakes.py): every row once
+and in order, progress that only grows, retries then failed rows, a dead worker's chunk taken
+over, one finish, fair turns between jobs. The SQL store's own rules: tests/integration/test_chunk_store.py."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+
+from application.batch import BatchService
+from application.batch_runner import ChunkPolicy
+from application.errors import InvalidInput, NotFound
+from application.ports.accounts import AccessClaims
+from application.time_slices import TimeSlices
+from domain.accounts import Role
+from domain.lookup_result import LookupResult
+from tests.fakes import BatchWorld, in_memory_batch
+
+ANN, BOB = AccessClaims("ann"), AccessClaims("bob")
+LEASE = timedelta(seconds=30)
+
+
+def streets(count: int, start: int = 1) -> list[str]:
+    return [f"{number} Main St" for number in range(start, start + count)]
+
+
+def csv_of(names: list[str]) -> bytes:
+    return ("Street Address,City,State,Zip,Policy\r\n"
+            + "".join(f"{name},Anchorage,AK,99501,P-{name.split()[0]}\r\n" for name in names)).encode()
+
+
+def world(chunk_rows: int = 2, max_attempts: int = 3) -> BatchWorld:
+    made = in_memory_batch(monthly_batch_row_limit=1000, policy=ChunkPolicy(chunk_rows=chunk_rows, max_attempts=max_attempts))
+    made.lookup.users.update({"ann": Role.USER, "bob": Role.USER})
+    return made
+
+
+def export_streets(content: str) -> list[str]:
+    return [row["address"].splitlines()[0].split(",")[0] for row in csv.DictReader(io.StringIO(content)) if row["address"]]
+
+
+async def started(w: BatchWorld, caller: AccessClaims, names: list[str]) -> str:
+    upload = await w.service.upload(caller, "book.csv", csv_of(names))
+    job = await w.service.start(caller, upload.id)
+    await w.service.run(job.id)  # the job's task: split into chunks, one chunk task each
+    return job.id
+
+
+async def run_one_chunk(w: BatchWorld) -> None:
+    w.queue.chunk_tasks -= 1
+    await w.service.run_chunk()
+
+
+def failing_for(service: BatchService, street: str, times: int | None = None):  # noqa: ANN201
+    """Make the lookup raise for one street (`times` times, or always)."""
+    answer = service._answer  # noqa: SLF001 - the one seam between a chunk and the lookup
+    calls = {"failed": 0}
+
+    async def flaky(row) -> LookupResult:  # noqa: ANN001
+        if row.street == street and (times is None or calls["failed"] < times):
+            calls["failed"] += 1
+            raise ConnectionError("provider unreachable")
+        return await answer(row)
+
+    service._answer = flaky  # noqa: SLF001
+    return calls
+
+
+async def test_a_job_in_chunks_has_every_row_once_in_order_and_progress_only_grows() -> None:
+    w = world(chunk_rows=2)
+    names = streets(5)
+    job_id = await started(w, ANN, names)
+    assert w.queue.chunk_tasks == 3 and (await w.service.job_chunks(ANN, job_id)).total == 3
+    progress = []
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+        progress.append(w.store.jobs[job_id].done)
+    assert progress == [2, 4, 5]
+    job = w.store.jobs[job_id]
+    assert job.status == "done" and len(w.store.exports_stored) == 1
+    [export] = w.store.exports_stored
+    assert export_streets(export.content) == names
+    detail_lines = [line for line in export.detail.splitlines() if line]
+    assert len(detail_lines) == 5 and '"Policy":"P-3"' in detail_lines[2]
+    assert export.detail_columns == ("Policy",)
+
+
+async def test_the_jobs_task_sent_again_or_after_a_restart_adds_nothing() -> None:
+    w = world(chunk_rows=2)
+    job_id = await started(w, ANN, streets(3))
+    await w.service.run(job_id)  # the same job task again (sent twice)
+    assert (await w.service.job_chunks(ANN, job_id)).total == 2 and w.queue.chunk_tasks == 2  # split once
+    w.queue.chunk_tasks = 0  # a restart: the in-process tasks are gone...
+    assert await w.service.resume_unfinished() == [job_id]
+    assert w.queue.chunk_tasks == 2  # ...and sent again for the queued chunks
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    await w.service.run(job_id)
+    await w.service.sweep()
+    assert len(w.store.exports_stored) == 1 and w.store.jobs[job_id].done == 3
+
+
+async def test_a_dead_workers_chunk_is_taken_over_after_its_lease_and_the_late_result_is_dropped() -> None:
+    w = world(chunk_rows=2)
+    job_id = await started(w, ANN, streets(4))
+    clock = w.lookup.clock
+    dead = await w.chunks.claim("dead-host:1", clock.now(), clock.now() + LEASE, max_attempts=3)
+    assert dead is not None and dead.plan.index == 0
+    w.queue.chunk_tasks -= 1  # the dead worker took that task with it
+    clock.advance(timedelta(seconds=10))
+    await w.service.sweep()
+    assert w.queue.chunk_tasks == 1  # the lease still runs: nothing is sent again
+    clock.advance(LEASE)
+    await w.service.sweep()
+    # Expired: the chunk is queued again, with a task; chunk 1, queued a lease ago while nothing
+    # ran, gets a second task as if its first were lost (a spare task finds nothing: harmless).
+    assert w.chunks.chunks[job_id][0].status == "queued" and w.queue.chunk_tasks == 3
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    late = await w.service.answer_rows(job_id, [], TimeSlices())  # what the dead worker would write, were it alive
+    assert await w.chunks.complete(dead, late, clock.now()) is False
+    assert w.store.jobs[job_id].status == "done" and w.store.jobs[job_id].done == 4
+    [export] = w.store.exports_stored
+    assert export_streets(export.content) == streets(4)
+
+
+async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_can_run_again() -> None:
+    w = world(chunk_rows=2, max_attempts=3)
+    working = w.service._answer  # noqa: SLF001
+    calls = failing_for(w.service, "3 Main St")
+    job_id = await started(w, ANN, streets(5))
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    assert calls["failed"] == 3  # three attempts, then given up
+    job = w.store.jobs[job_id]
+    assert job.status == "done" and job.done == 5  # the job finished instead of failing whole
+    chunks = await w.service.job_chunks(ANN, job_id)
+    assert (chunks.total, chunks.done, chunks.failed, chunks.rows_failed) == (3, 2, 1, 2)
+    [export] = w.store.exports_stored
+    assert export_streets(export.content) == streets(5)
+    rows = [row for row in csv.DictReader(io.StringIO(export.content)) if row["address"]]
+    assert "not processed" in rows[2]["address"] and "ConnectionError" in rows[2]["address"]
+    assert "not processed" in rows[3]["address"] and "not processed" not in rows[4]["address"]
+
+    with pytest.raises(NotFound):
+        await w.service.rerun_failed(BOB, job_id)  # another user's job is not found
+    w.service._answer = working  # noqa: SLF001 - the provider is back
+    again = await w.service.rerun_failed(ANN, job_id)
+    assert again.total == 2
+    await w.run(again.id)
+    assert w.store.jobs[again.id].status == "done"
+    assert export_streets(w.store.exports_stored[-1].content) == ["3 Main St", "4 Main St"]
+    with pytest.raises(InvalidInput, match="no failed rows"):
+        await w.service.rerun_failed(ANN, again.id)
+
+
+async def test_a_chunk_that_fails_once_is_retried_and_the_job_has_no_failed_rows() -> None:
+    w = world(chunk_rows=2)
+    failing_for(w.service, "2 Main St", times=1)
+    job_id = await started(w, ANN, streets(3))
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    chunks = await w.service.job_chunks(ANN, job_id)
+    assert (chunks.failed, chunks.rows_failed) == (0, 0)
+    assert export_streets(w.store.exports_stored[0].content) == streets(3)
+
+
+async def test_a_chunk_whose_worker_dies_every_time_is_given_up_by_the_sweeper() -> None:
+    w = world(chunk_rows=2, max_attempts=2)
+    job_id = await started(w, ANN, streets(3))
+    clock = w.lookup.clock
+    for attempt in (1, 2):  # a row that kills its worker: claimed, never finished
+        assert await w.chunks.claim(f"host:{attempt}", clock.now(), clock.now() + LEASE, max_attempts=2)
+        clock.advance(LEASE * 2)
+        await w.service.sweep()
+    w.queue.chunk_tasks = 0
+    await w.service.run_chunk()  # the other chunk
+    chunks = await w.service.job_chunks(ANN, job_id)
+    assert (chunks.done, chunks.failed, chunks.rows_failed) == (1, 1, 2)
+    assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
+    assert "stopped 2 times" in w.store.exports_stored[0].content
+
+
+async def test_a_finisher_that_dies_is_replaced_and_the_job_gets_one_export() -> None:
+    w = world(chunk_rows=2)
+    job_id = await started(w, ANN, streets(2))
+    clock = w.lookup.clock
+    chunk = await w.chunks.claim("dead:1", clock.now(), clock.now() + LEASE, max_attempts=3)
+    assert await w.chunks.complete(chunk, await w.service.answer_rows(job_id, [], TimeSlices()), clock.now())
+    assert await w.chunks.begin_finishing(job_id, "dead:1", clock.now(), clock.now() + LEASE)
+    await w.service.sweep()
+    assert w.store.exports_stored == []  # the turn is still the dead finisher's
+    clock.advance(LEASE * 2)
+    await w.service.sweep()
+    await w.service.sweep()
+    assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
+    assert not await w.chunks.finish(job_id, "dead:1", w.store.exports_stored[0], clock.now())
+
+
+async def test_a_small_job_is_not_starved_by_a_big_one() -> None:
+    w = world(chunk_rows=1)
+    big = await started(w, ANN, streets(10))
+    # The small job's own task waits behind the big job's ten chunk tasks on the queue...
+    upload = await w.service.upload(BOB, "small.csv", csv_of(streets(1, start=100)))
+    small = (await w.service.start(BOB, upload.id)).id
+    tasks_run = 0
+    while w.store.jobs[small].status != "done" and tasks_run < 12:
+        await run_one_chunk(w)
+        tasks_run += 1
+    # ...yet the first chunk task splits it and the next serves it: turns, not a line.
+    assert tasks_run <= 2
+    assert w.store.jobs[big].status == "running"
+
+
+async def test_job_status_counts_chunks_speed_and_workers() -> None:
+    w = world(chunk_rows=2)
+    job_id = await started(w, ANN, streets(4))
+    clock = w.lookup.clock
+    assert w.service.rows_per_second(w.store.jobs[job_id], None) is None  # nothing done: unknown, not 0
+    await w.chunks.claim("host-a:7", clock.now(), clock.now() + LEASE, max_attempts=3)
+    clock.advance(timedelta(seconds=4))
+    await w.service.run_chunk()
+    chunks = await w.service.job_chunks(ANN, job_id)
+    assert (chunks.total, chunks.done, chunks.workers) == (2, 1, ("host-a:7",))
+    assert w.service.rows_per_second(w.store.jobs[job_id], chunks) == 0.5  # 2 rows in 4 s
+
+
+async def test_a_working_chunk_keeps_its_lease_by_heartbeats() -> None:
+    import asyncio
+
+    w = in_memory_batch(monthly_batch_row_limit=1000, policy=ChunkPolicy(chunk_rows=2, lease_seconds=0.09))
+    w.lookup.users["ann"] = Role.USER
+    job_id = await started(w, ANN, streets(2))
+    clock, answer = w.lookup.clock, w.service._answer  # noqa: SLF001
+    swept: list[int] = []
+
+    async def slow(row) -> LookupResult:  # noqa: ANN001
+        clock.advance(timedelta(seconds=5))  # far past the lease since the claim...
+        await asyncio.sleep(0.1)  # ...but heartbeats (every 0.03 s) renew it meanwhile
+        await w.service.sweep()  # another process's sweeper finds it held
+        swept.append(w.queue.chunk_tasks)
+        return await answer(row)
+
+    w.service._answer = slow  # noqa: SLF001
+    await run_one_chunk(w)
+    assert swept == [0, 0]  # nothing was queued again
+    assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
+
+
+async def test_a_repeated_address_is_answered_once_across_chunks_and_the_memory_is_bounded() -> None:
+    from application.repeat_answers import RepeatAnswers
+
+    w = world(chunk_rows=1)
+    job_id = await started(w, ANN, ["7 Main St"] * 3 + ["8 Main St"])
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    assert w.lookup.places.calls == 2 and w.store.jobs[job_id].status == "done"
+
+    repeats: RepeatAnswers[str] = RepeatAnswers(size=2)
+    for address in ("a", "b", "a", "c"):  # "b" is the least recently used when "c" comes
+        repeats.put("job", address, address.upper())
+    assert [repeats.get("job", a) for a in "abc"] == ["A", None, "C"]
+    assert repeats.get("other job", "a") is None  # answers are shared within a job only
