@@ -46,6 +46,7 @@ from adapters.db.batch_usage_repository import SqlBatchRowLedger
 from adapters.jobs.in_process import InProcessJobQueue
 from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 from application.batch import BatchService
+from application.portfolio import PortfolioService
 from application.batch_limits import BatchAllowance, BatchLimits
 from application.contact import ContactService
 from application.external_sign_in import ExternalSignIn
@@ -236,6 +237,7 @@ class Container(containers.DeclarativeContainer):
         http_client.provider,
     )
     place_photos = providers.Singleton(PlacePhotos, source=photo_source)
+    naics_table = providers.Singleton(NaicsTable, index=reference_index)
     lookup_providers = providers.Singleton(
         LookupProviders,
         parser=providers.Singleton(UsaddressParser),
@@ -244,7 +246,7 @@ class Container(containers.DeclarativeContainer):
         perils=providers.Singleton(NriCountyScores, index=reference_index),
         locator=providers.Singleton(ZipAndPlaceCountyLocator, index=reference_index),
         buildings=providers.Singleton(BuildingRecords, index=reference_index),
-        naics=providers.Singleton(NaicsTable, index=reference_index),
+        naics=naics_table,
         catalogue=providers.Singleton(LoadedDatasets, index=reference_index),
     )
     # On SQLite (the embedded default) the lookup's hot write skips aiosqlite's thread hops.
@@ -333,6 +335,7 @@ class Container(containers.DeclarativeContainer):
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)
+    portfolios = providers.Singleton(PortfolioService, store=batch_store, naics=naics_table)
 
 
 def build_container(settings: Settings | None = None) -> Container:

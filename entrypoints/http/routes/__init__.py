@@ -1,6 +1,6 @@
 """Every HTTP route of the app; a feature adds its module's ROUTES here."""
 
-from entrypoints.http.routes import admin, api_keys, auth, batch, contact, health, mfa, oidc, photos, searches, v1
+from entrypoints.http.routes import admin, api_keys, auth, batch, contact, health, mfa, oidc, photos, portfolio, searches, v1
 
 ROUTE_HANDLERS = [
     *health.ROUTES,
@@ -11,6 +11,7 @@ ROUTE_HANDLERS = [
     *photos.ROUTES,
     *contact.ROUTES,
     *batch.ROUTES,
+    *portfolio.ROUTES,
     *admin.ROUTES,
     *api_keys.ROUTES,
     *v1.ROUTES,
