@@ -20,6 +20,13 @@ PAIRS = {
     "NearbySearchResponse": "NearbySearchBody",
     "RecentSearchesResponse": "RecentSearchesBody",
     "StoredSearchResponse": "StoredSearchBody",
+    "PortfolioSummary": "PortfolioBody",
+    "PortfolioHeadline": "HeadlineBody",
+    "PerilDistribution": "PerilDistributionBody",
+    "CountyExposure": "CountyExposureBody",
+    "PortfolioValue": "ValueSummaryBody",
+    "RiskyLocation": "RiskyLocationBody",
+    "SectorMix": "SectorMixBody",
 }
 
 

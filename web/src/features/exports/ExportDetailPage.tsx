@@ -71,6 +71,9 @@ export default function ExportDetailPage() {
             disabled={load.state === 'loading' || preparing}>
             {preparing ? <Spinner size="sm" label="Preparing..." /> : 'Download CSV'}
           </button>
+          {!clientSupplied && (
+            <Link to={`/portfolio/${encodeURIComponent(filename)}`} className="btn btn-outline">Portfolio</Link>
+          )}
           <Link to="/data-processing" className="btn btn-outline">Back</Link>
         </div>
       </header>
