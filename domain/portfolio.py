@@ -23,6 +23,7 @@ PERIL_IDS: tuple[str, ...] = (COMPOSITE, *(hazard.code for hazard in HAZARDS))
 PERIL_NAMES: dict[str, str] = {COMPOSITE: "Composite (all 18 perils)", **{h.code: h.name for h in HAZARDS}}
 HIGH_RATINGS = frozenset({"Relatively High", "Very High"})
 BIN_COUNT = 10  # 0-10, 10-20, ... 90-100 (the last bin holds 100)
+BIN_WIDTH = 100 / BIN_COUNT
 TOP_COUNT = 50
 TOP_HAZARDS = 3
 NOT_LOCATED = "not located"
@@ -169,7 +170,7 @@ class _Distribution:
     bins: list[int] = field(default_factory=lambda: [0] * BIN_COUNT)
     unknown: int = 0
     high: int = 0
-    ratings: Counter[str] = field(default_factory=Counter)
+    ratings: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -194,7 +195,9 @@ def _rating(value: Any) -> str:
 
 
 def _bin(score: float) -> int:
-    return min(BIN_COUNT - 1, max(0, int(score // (100 / BIN_COUNT))))
+    if score >= 100:
+        return BIN_COUNT - 1
+    return int(score // BIN_WIDTH) if score > 0 else 0
 
 
 class PortfolioTally:
@@ -214,8 +217,11 @@ class PortfolioTally:
         self._counties: dict[str, _County] = {}
         self._value_total = 0.0
         self._value_parsed = self._value_unparsed = self._value_blank = 0
-        self._value_by_rating: dict[str, defaultdict[str, float]] = {p: defaultdict(float) for p in PERIL_IDS}
+        self._value_by_rating: dict[str, dict[str, float]] = {p: {} for p in PERIL_IDS}
         self._top: list[tuple[float, int, RiskyLocation]] = []  # min-heap on (score, -index)
+        self._fields = [
+            (self._distributions[p], score_field(p), rating_field(p), self._value_by_rating[p]) for p in PERIL_IDS
+        ]
         self._sectors: Counter[str] = Counter()
         self._sector_ratings: dict[str, Counter[str]] = defaultdict(Counter)
 
@@ -232,21 +238,24 @@ class PortfolioTally:
             self._with_occupants += 1
         if any(record.get(name) not in (None, "") for name in BUILDING_FIELDS):
             self._with_building += 1
-        for peril_id, tally in self._distributions.items():
-            score = _score(record.get(score_field(peril_id)))
-            rating = _rating(record.get(rating_field(peril_id)))
-            if score is None:
+        value = self._value(record)
+        self._add_county(record, value)
+        # The hot loop of a million-row summary: field names are looked up once, in __init__.
+        for tally, score_name, rating_name, value_sums in self._fields:
+            score = record.get(score_name)
+            if score is None or score.__class__ is bool or not isinstance(score, int | float) or score != score:
                 tally.unknown += 1
             else:
                 tally.bins[_bin(score)] += 1
-            tally.ratings[rating] += 1
+            rating = record.get(rating_name)
+            if rating.__class__ is not str or not rating:
+                rating = NO_RATING
+            ratings = tally.ratings
+            ratings[rating] = ratings.get(rating, 0) + 1
             if rating in HIGH_RATINGS:
                 tally.high += 1
-        value = self._value(record)
-        self._add_county(record, value)
-        if value is not None:
-            for peril_id, sums in self._value_by_rating.items():
-                sums[_rating(record.get(rating_field(peril_id)))] += value
+            if value is not None:
+                value_sums[rating] = value_sums.get(rating, 0.0) + value
         self._add_top(index, record)
         sector = self._sector(record)
         self._sectors[sector] += 1
@@ -333,7 +342,8 @@ class PortfolioTally:
         distributions = [
             PerilDistribution(
                 peril=peril_id, name=PERIL_NAMES[peril_id], bins=list(tally.bins), scored=sum(tally.bins),
-                unknown=tally.unknown, high=tally.high, ratings=dict(tally.ratings.most_common()),
+                unknown=tally.unknown, high=tally.high,
+                ratings=dict(sorted(tally.ratings.items(), key=lambda item: -item[1])),
             )
             for peril_id, tally in self._distributions.items()
         ]
