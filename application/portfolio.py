@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 
@@ -13,7 +14,7 @@ from application.errors import InvalidInput, NotFound
 from application.ports.accounts import AccessClaims
 from application.ports.batch import BatchStore
 from application.ports.lookup import NaicsClassifier
-from domain.portfolio import COMPOSITE, PERIL_IDS, PortfolioSummary, PortfolioTally
+from domain.portfolio import COMPOSITE, PERIL_IDS, RECORD_FIELDS, PortfolioSummary, PortfolioTally
 
 UNKNOWN_PERIL = f"peril must be one of: {', '.join(PERIL_IDS)}."
 # Summing is pure CPU (about a second per 100,000 rows would hold every other request); small
@@ -29,14 +30,20 @@ def not_a_column(name: str, columns: tuple[str, ...]) -> InvalidInput:
     )
 
 
+# Only the fields the summary reads: msgspec skips the rest (receipt, location...) without
+# building them, about 4 times faster than decoding whole records.
+SummaryFields = msgspec.defstruct("SummaryFields", [(name, Any, None) for name in RECORD_FIELDS])
+
+
 def tally_lines(detail: str, value_column: str | None, peril: str) -> PortfolioTally:
     """One pass over the JSON Lines text: one record decoded at a time."""
     tally = PortfolioTally(value_column, peril)
-    decode = msgspec.json.Decoder(dict).decode
+    decode = msgspec.json.Decoder(SummaryFields).decode
+    as_dict = msgspec.structs.asdict
     index = 0
     for line in detail.splitlines():
         if line.strip():
-            tally.add(index, decode(line))
+            tally.add(index, as_dict(decode(line)))
             index += 1
     return tally
 

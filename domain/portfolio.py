@@ -44,6 +44,14 @@ def rating_field(peril: str) -> str:
     return "risk_rating" if peril == COMPOSITE else f"{peril}_Rating"
 
 
+# Every field of a detailed record the summary reads (the rest: receipt, perils, location... is skipped).
+RECORD_FIELDS: tuple[str, ...] = (
+    "row", "input", "status", "match_level", "low_confidence", "occupant_count", "naics_codes",
+    "county_fips", "county_name", "county_state", "normalized_address", "address",
+    *BUILDING_FIELDS, *(name for peril in PERIL_IDS for name in (score_field(peril), rating_field(peril))),
+)
+
+
 def naics_sector(code: str) -> str | None:
     """The 2022 sector of a NAICS code ('722511' -> '72', '445110' -> '44-45'); None if not a code."""
     prefix = code.strip()[:2]

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { a11yViolations, launch, openPage, overflow, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, launch, openPage, overflow, screenshot, screenshotPath, signIn, signUp, uniqueEmail } from './helpers.mjs';
 
 const ROWS = 5000;
 const TERRITORIES = /^(60|66|69|72|78)/; // not on an Albers USA map
@@ -38,6 +38,16 @@ with open(sys.argv[1], "w", newline="") as out:
         writer.writerow([*row, "US", number * 1000])
 `, file]);
   return file;
+}
+
+/** The whole page from the top, and each part on its own (a full page of 5,000 rows is too tall to read). */
+async function screenshots(page, width) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, `portfolio-${width}`);
+  const parts = { book: 'The book', scores: /^Scores across the book/, map: 'Where the locations are', riskiest: /riskiest locations/, occupancy: /^Occupancy mix/ };
+  for (const [name, title] of Object.entries(parts)) {
+    await page.getByRole('region', { name: title }).screenshot({ path: screenshotPath(`portfolio-${width}-${name}`) });
+  }
 }
 
 let browser;
@@ -90,7 +100,7 @@ test('the portfolio of a 5,000-row batch: map, histograms, the riskiest 50; the 
   await map.locator('path.county-present[data-fips="53033"]').focus();
   await page.getByRole('tooltip').getByText(/King, Washington/).waitFor();
 
-  await screenshot(page, 'portfolio-1280');
+  await screenshots(page, 1280);
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations on the portfolio page');
 
   // The value column recolours the map by value.
@@ -102,7 +112,7 @@ test('the portfolio of a 5,000-row batch: map, histograms, the riskiest 50; the 
   await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
   const { scrollWidth, culprits } = await overflow(page);
   assert.ok(scrollWidth <= 390, `nothing wider than the phone screen (${scrollWidth} px: ${culprits.join(', ')})`);
-  await screenshot(page, 'portfolio-390');
+  await screenshots(page, 390);
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations at 390 px');
   await page.setViewportSize({ width: 1280, height: 900 });
 

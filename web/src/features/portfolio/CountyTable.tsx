@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { CountyExposure } from '../../api/types';
 import { amount, count, score } from './figures';
+import { ScrollBox } from './ScrollBox';
 
 type Column = 'county' | 'state' | 'locations' | 'value' | 'composite';
 const NUMERIC: Column[] = ['locations', 'value', 'composite'];
@@ -43,7 +44,7 @@ export function CountyTable({ counties, valueName }: { counties: CountyExposure[
     </th>
   );
   return (
-    <div className="table-scroll county-table">
+    <ScrollBox label="Locations per county" className="county-table">
       <table className="table table-compact" aria-label="Locations per county">
         <thead>
           <tr>
@@ -68,6 +69,6 @@ export function CountyTable({ counties, valueName }: { counties: CountyExposure[
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

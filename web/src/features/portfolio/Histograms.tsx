@@ -1,6 +1,7 @@
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { PerilDistribution } from '../../api/types';
 import { binLabel, count, percent } from './figures';
+import { ScrollBox } from './ScrollBox';
 
 /** The chosen peril's scores across the book, with every peril's high-rated count beside it. */
 export function Histograms({ distributions, peril, rows }: { distributions: PerilDistribution[]; peril: string; rows: number }) {
@@ -29,7 +30,7 @@ export function Histograms({ distributions, peril, rows }: { distributions: Peri
       </figure>
       <details className="peril-table">
         <summary>Every peril: locations rated Relatively High or Very High</summary>
-        <div className="table-scroll">
+        <ScrollBox label="Locations rated high, per peril">
           <table className="table table-compact" aria-label="Locations rated high, per peril">
             <thead>
               <tr>
@@ -52,7 +53,7 @@ export function Histograms({ distributions, peril, rows }: { distributions: Peri
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </details>
     </>
   );

@@ -11,6 +11,7 @@ import { OccupancyMix } from './OccupancyMix';
 import { RiskiestTable } from './RiskiestTable';
 import { MATCH_LEVEL_NAMES, amount, count, mapUnits, orderedRatings, percent, ratingLabel } from './figures';
 import { usePortfolioQuery } from './portfolioApi';
+import { ScrollBox } from './ScrollBox';
 
 function safeDecode(value: string): string {
   try {
@@ -189,7 +190,7 @@ function ValueByRating({ data, peril, perilName }: { data: PortfolioSummary; per
         {value.unparsed > 0 && ` ${count(value.unparsed)} cell(s) are not numbers and were left out.`}
         {value.blank > 0 && ` ${count(value.blank)} are empty.`}
       </p>
-      <div className="table-scroll">
+      <ScrollBox label={`${value.column} by rating`}>
         <table className="table table-compact" aria-label={`${value.column} by ${perilName} rating`}>
           <thead>
             <tr><th scope="col">Rating</th><th scope="col">{value.column}</th><th scope="col">Share</th></tr>
@@ -204,7 +205,7 @@ function ValueByRating({ data, peril, perilName }: { data: PortfolioSummary; per
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </section>
   );
 }

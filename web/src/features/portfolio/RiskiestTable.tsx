@@ -1,6 +1,7 @@
 import { Link } from 'react-router-dom';
 import type { RiskyLocation } from '../../api/types';
 import { countyLabel, score } from './figures';
+import { ScrollBox } from './ScrollBox';
 
 /** The export viewer's id of an address group (lib/exports/groups.ts: export:{file}:{index}). */
 function resultLink(filename: string, index: number): string {
@@ -10,7 +11,7 @@ function resultLink(filename: string, index: number): string {
 export function RiskiestTable({ filename, riskiest, perilName }: { filename: string; riskiest: RiskyLocation[]; perilName: string }) {
   if (riskiest.length === 0) return <p className="muted">No location has a {perilName} score.</p>;
   return (
-    <div className="table-scroll">
+    <ScrollBox label="Riskiest locations">
       <table className="table table-compact" aria-label={`The ${riskiest.length} riskiest locations by ${perilName}`}>
         <thead>
           <tr>
@@ -35,6 +36,6 @@ export function RiskiestTable({ filename, riskiest, perilName }: { filename: str
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
