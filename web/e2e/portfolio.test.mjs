@@ -71,6 +71,7 @@ test('the portfolio of a 5,000-row batch: map, histograms, the riskiest 50; the 
   await page.waitForURL('**/portfolio/**');
   const summary = await (await summaryResponse).json();
   assert.equal(summary.headline.rows, ROWS);
+  assert.ok(summary.headline.located > ROWS * 0.9, `most rows located: ${JSON.stringify(summary.headline)}`);
 
   // One path per county, and a coloured fill for each county present (Connecticut shaded as one).
   const map = page.getByTestId('county-map');
