@@ -44,10 +44,13 @@ with open(sys.argv[1], "w", newline="") as out:
 async function screenshots(page, width) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, `portfolio-${width}`);
+  // The sticky top bar would cover the top of each part's picture.
+  const unstick = await page.addStyleTag({ content: '.topbar { position: static !important; }' });
   const parts = { book: 'The book', scores: /^Scores across the book/, map: 'Where the locations are', riskiest: /riskiest locations/, occupancy: /^Occupancy mix/ };
   for (const [name, title] of Object.entries(parts)) {
-    await page.getByRole('region', { name: title }).screenshot({ path: screenshotPath(`portfolio-${width}-${name}`) });
+    await page.getByRole('region', { name: title, exact: typeof title === 'string' }).screenshot({ path: screenshotPath(`portfolio-${width}-${name}`) });
   }
+  await unstick.evaluate((style) => style.remove());
 }
 
 let browser;
@@ -129,7 +132,8 @@ test('the portfolio of a 5,000-row batch: map, histograms, the riskiest 50; the 
   }
   await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
   await page.waitForFunction(() => [...document.querySelectorAll('.virtual-group')].some((n) => n.getAttribute('data-index') === '4999'));
-  await screenshot(page, 'export-viewer-end');
+  // The viewport only: the whole page is 5,000 cards tall.
+  await page.screenshot({ path: screenshotPath('export-viewer-end') });
 
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.getByRole('button', { name: 'Filter by match level, county or rating' }).click();

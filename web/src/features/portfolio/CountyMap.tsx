@@ -153,8 +153,9 @@ function Legend({ bounds, colours, format, title }: {
         <li><span className="swatch" style={{ background: ABSENT_COLOUR }} aria-hidden="true" /> none</li>
         {bounds.map((bound, i) => {
           const from = i === 0 ? null : bounds[i - 1]!;
-          // Counts are whole: the class after 'up to 5' starts at 6.
-          const start = from === null ? null : format === count ? from + 1 : from;
+          // Counts are whole: the class after '1-5' starts at 6.
+          const whole = format === count;
+          const start = from === null ? (whole ? 1 : null) : whole ? from + 1 : from;
           const text = start === null ? `up to ${format(bound)}` : start === bound ? format(bound) : `${format(start)}–${format(bound)}`;
           return (
             <li key={bound}>

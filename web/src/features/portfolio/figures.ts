@@ -91,15 +91,16 @@ export function countyLabel(county: Pick<CountyExposure, 'county_fips' | 'county
 }
 
 /**
- * Upper bounds of up to 5 colour classes over the values present (quantiles, so a book with one
- * huge county still shows differences among the rest). Each class holds values <= its bound.
+ * Upper bounds of up to 5 colour classes: quantiles of the distinct values present, so a book of
+ * mostly one location per county still tells 1 from 2 from 3-5 from the few large ones. Each
+ * class holds the values above the previous bound up to its own.
  */
 export function classBounds(values: number[]): number[] {
-  const sorted = values.filter((v) => v > 0).sort((a, b) => a - b);
-  if (sorted.length === 0) return [];
+  const distinct = [...new Set(values.filter((v) => v > 0))].sort((a, b) => a - b);
+  if (distinct.length === 0) return [];
   const bounds: number[] = [];
   for (let step = 1; step <= CLASS_COLOURS.length; step += 1) {
-    const bound = sorted[Math.min(sorted.length - 1, Math.ceil((sorted.length * step) / CLASS_COLOURS.length) - 1)]!;
+    const bound = distinct[Math.min(distinct.length - 1, Math.ceil((distinct.length * step) / CLASS_COLOURS.length) - 1)]!;
     if (bounds[bounds.length - 1] !== bound) bounds.push(bound);
   }
   return bounds;
