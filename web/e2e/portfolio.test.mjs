@@ -45,12 +45,13 @@ async function screenshots(page, width) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, `portfolio-${width}`);
   // The sticky top bar would cover the top of each part's picture.
-  const unstick = await page.addStyleTag({ content: '.topbar { position: static !important; }' });
+  const stick = (position) => page.evaluate((value) => { document.querySelector('.topbar').style.position = value; }, position);
+  await stick('static');
   const parts = { book: 'The book', scores: /^Scores across the book/, map: 'Where the locations are', riskiest: /riskiest locations/, occupancy: /^Occupancy mix/ };
   for (const [name, title] of Object.entries(parts)) {
     await page.getByRole('region', { name: title, exact: typeof title === 'string' }).screenshot({ path: screenshotPath(`portfolio-${width}-${name}`) });
   }
-  await unstick.evaluate((style) => style.remove());
+  await stick('');
 }
 
 let browser;

@@ -91,17 +91,30 @@ export function countyLabel(county: Pick<CountyExposure, 'county_fips' | 'county
 }
 
 /**
- * Upper bounds of up to 5 colour classes: quantiles of the distinct values present, so a book of
- * mostly one location per county still tells 1 from 2 from 3-5 from the few large ones. Each
- * class holds the values above the previous bound up to its own.
+ * Upper bounds of up to 5 colour classes: quantiles of the counties' values, so each class holds
+ * about as many counties. A book of mostly one or two locations a county gives few distinct
+ * quantiles (1, 2, 258); the top class is then split geometrically (1, 2, 3-10, 11-51, 52-258),
+ * so the large counties still stand apart. Each class holds the values above the previous bound
+ * up to its own.
  */
 export function classBounds(values: number[]): number[] {
-  const distinct = [...new Set(values.filter((v) => v > 0))].sort((a, b) => a - b);
-  if (distinct.length === 0) return [];
+  const sorted = values.filter((v) => v > 0).sort((a, b) => a - b);
+  if (sorted.length === 0) return [];
+  const classes = CLASS_COLOURS.length;
   const bounds: number[] = [];
-  for (let step = 1; step <= CLASS_COLOURS.length; step += 1) {
-    const bound = distinct[Math.min(distinct.length - 1, Math.ceil((distinct.length * step) / CLASS_COLOURS.length) - 1)]!;
+  for (let step = 1; step <= classes; step += 1) {
+    const bound = sorted[Math.min(sorted.length - 1, Math.ceil((sorted.length * step) / classes) - 1)]!;
     if (bounds[bounds.length - 1] !== bound) bounds.push(bound);
+  }
+  const whole = sorted.every(Number.isInteger);
+  const top = bounds[bounds.length - 1]!;
+  const below = bounds.length > 1 ? bounds[bounds.length - 2]! : sorted[0]!;
+  const missing = classes - bounds.length;
+  if (missing > 0 && below > 0 && top > below) {
+    const ratio = (top / below) ** (1 / (missing + 1));
+    const extra = Array.from({ length: missing }, (_, i) => below * ratio ** (i + 1)).map((v) => (whole ? Math.round(v) : v));
+    const merged = [...bounds.slice(0, -1), ...extra, top].filter((v, i, all) => v > (all[i - 1] ?? 0));
+    return merged;
   }
   return bounds;
 }
