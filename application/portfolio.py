@@ -4,6 +4,7 @@ detailed export, so the browser never downloads and re-parses the whole file."""
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,9 @@ UNKNOWN_PERIL = f"peril must be one of: {', '.join(PERIL_IDS)}."
 # Summing is pure CPU (about a second per 100,000 rows would hold every other request); small
 # exports are summed in place, where a thread hop would cost more than the work.
 IN_PLACE_BYTES = 256 * 1024
+# A finished export never changes, so its summaries are kept: switching back to a peril or a
+# value column already shown answers at once. Summaries are small (counties x perils).
+KEPT_SUMMARIES = 32
 
 
 def not_a_column(name: str, columns: tuple[str, ...]) -> InvalidInput:
@@ -59,6 +63,7 @@ class PortfolioService:
     def __init__(self, store: BatchStore, naics: NaicsClassifier) -> None:
         self._store = store
         self._naics = naics
+        self._kept: OrderedDict[tuple[str, str | None, str], Portfolio] = OrderedDict()
 
     async def summary(
         self, caller: AccessClaims, name: str, value_column: str | None = None, peril: str = COMPOSITE
@@ -68,10 +73,14 @@ class PortfolioService:
         export = await self._store.export(caller.user_id, name) if valid_export_name(name) else None
         if export is None:
             raise NotFound("Export not found")
+        value_column = value_column or None
+        key = (export.id, value_column, peril)  # after the owner's export was found: scoped
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
         detail = await self._store.export_detail(caller.user_id, export.name)
         if detail is None:
             raise NotFound(NO_DETAIL)
-        value_column = value_column or None
         if value_column is not None and value_column not in export.detail_columns:
             raise not_a_column(value_column, export.detail_columns)
         if len(detail) <= IN_PLACE_BYTES:
@@ -79,4 +88,7 @@ class PortfolioService:
         else:
             tally = await asyncio.to_thread(tally_lines, detail, value_column, peril)
         summary = tally.summary(await self._naics.titles(tally.sectors_seen))
-        return Portfolio(export.name, export.detail_columns, summary)
+        portfolio = self._kept[key] = Portfolio(export.name, export.detail_columns, summary)
+        if len(self._kept) > KEPT_SUMMARIES:
+            self._kept.popitem(last=False)
+        return portfolio

@@ -146,3 +146,48 @@ def test_every_breakdown_adds_up_to_the_rows(book: list[dict[str, Any]]) -> None
     assert summary.value is not None
     assert summary.value.parsed + summary.value.unparsed + summary.value.blank == rows
     assert len(summary.riskiest) == min(50, sum(1 for r in book if r["Total_Score"] is not None))
+
+
+class _OneExport:
+    """A store holding one export of BOOK for its owner, counting reads of the detailed records."""
+
+    def __init__(self) -> None:
+        import msgspec
+
+        from application.ports.batch import ExportFile
+
+        self.reads = 0
+        detail = "".join(msgspec.json.encode(r).decode() + "\n" for r in BOOK)
+        self.file = ExportFile(id="e1", user_id="ann", name="book_export.csv", content="", exported_at=None,  # type: ignore[arg-type]
+                               detail=detail, detail_columns=("tiv",))
+
+    async def export(self, user_id: str, name: str):  # noqa: ANN201
+        return self.file if (user_id, name) == ("ann", self.file.name) else None
+
+    async def export_detail(self, user_id: str, name: str) -> str | None:
+        self.reads += 1
+        return self.file.detail
+
+
+class _Titles:
+    async def titles(self, codes: set[str]) -> dict[str, str]:
+        return {"72": "Accommodation and Food Services"} if "72" in codes else {}
+
+
+async def test_a_summary_shown_before_is_kept_and_others_are_still_refused() -> None:
+    from application.errors import InvalidInput, NotFound
+    from application.ports.accounts import AccessClaims
+    from application.portfolio import PortfolioService
+
+    store = _OneExport()
+    service = PortfolioService(store, _Titles())  # type: ignore[arg-type]
+    ann, bob = AccessClaims(user_id="ann"), AccessClaims(user_id="bob")
+    first = await service.summary(ann, "book_export.csv", "tiv")
+    assert first.summary.headline.rows == 5 and first.summary.sectors[-1].name in (None, "Accommodation and Food Services")
+    assert await service.summary(ann, "book_export.csv", "tiv") is first and store.reads == 1
+    await service.summary(ann, "book_export.csv", "tiv", peril="ERQK")
+    assert store.reads == 2
+    with pytest.raises(NotFound):
+        await service.summary(bob, "book_export.csv", "tiv")
+    with pytest.raises(InvalidInput):
+        await service.summary(ann, "book_export.csv", "Zip")
