@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { a11yViolations, launch, openPage, overflow, screenshot, screenshotPath, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, largePortfolio, launch, openPage, overflow, screenshot, screenshotPath, signIn, signUp, uniqueEmail } from './helpers.mjs';
 
 const ROWS = 5000;
 const TERRITORIES = /^(60|66|69|72|78)/; // not on an Albers USA map
@@ -143,6 +143,32 @@ test('the portfolio of a 5,000-row batch: map, histograms, the riskiest 50; the 
   const shown = Number((await page.getByText(/^Showing \d+ of 5000/).textContent()).match(/Showing (\d+)/)[1]);
   assert.ok(shown >= 241 && shown < 5000, `King County's groups only (${shown})`);
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations on the filtered viewer');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the export viewer of a 100,000-row batch keeps a few cards in the page and scrolls to the last', async () => {
+  const { page, errors, context } = await openPage(browser);
+  const email = uniqueEmail('scroll');
+  await signUp(page, email);
+  await signIn(page, email);
+  await page.waitForURL('**/data-processing');
+  await page.locator('input[type=file]').setInputFiles(largePortfolio());
+  await page.getByText('File uploaded successfully: large_portfolio.csv').waitFor({ timeout: 60_000 });
+  await page.getByRole('button', { name: 'Process Batch File' }).click();
+  await page.getByText(/Batch complete: 100,?000 address\(es\) exported/).waitFor({ timeout: 240_000 });
+
+  await page.getByRole('list', { name: 'Exported files' }).getByRole('link', { name: /^large_portfolio_export_/ }).click();
+  await page.getByText(/Displaying 100000 address group\(s\)/).waitFor({ timeout: 120_000 });
+  const cards = page.getByRole('region', { name: 'Address groups' }).getByRole('article');
+  await cards.first().waitFor();
+  for (const fraction of [0.25, 0.5, 1]) {
+    await page.evaluate((f) => window.scrollTo(0, document.documentElement.scrollHeight * f), fraction);
+    await page.waitForFunction(() => document.querySelectorAll('.virtual-group').length > 0);
+    assert.ok((await cards.count()) < 30, `only the cards near the viewport are in the page (${await cards.count()})`);
+  }
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await page.waitForFunction(() => [...document.querySelectorAll('.virtual-group')].some((n) => n.getAttribute('data-index') === '99999'), null, { timeout: 30_000 });
   assert.deepEqual(errors, []);
   await context.close();
 });
