@@ -162,13 +162,25 @@ test('the export viewer of a 100,000-row batch keeps a few cards in the page and
   await page.getByText(/Displaying 100000 address group\(s\)/).waitFor({ timeout: 120_000 });
   const cards = page.getByRole('region', { name: 'Address groups' }).getByRole('article');
   await cards.first().waitFor();
+  const top = page.getByRole('navigation', { name: 'Address group stretches (top)' });
+  await top.getByText('Groups 1–20,000 of 100,000').waitFor();
+  const atEnd = (position) => page.waitForFunction(
+    (p) => [...document.querySelectorAll('.virtual-group')].some((n) => n.getAttribute('data-index') === p), String(position), { timeout: 30_000 });
   for (const fraction of [0.25, 0.5, 1]) {
     await page.evaluate((f) => window.scrollTo(0, document.documentElement.scrollHeight * f), fraction);
     await page.waitForFunction(() => document.querySelectorAll('.virtual-group').length > 0);
     assert.ok((await cards.count()) < 30, `only the cards near the viewport are in the page (${await cards.count()})`);
   }
   await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-  await page.waitForFunction(() => [...document.querySelectorAll('.virtual-group')].some((n) => n.getAttribute('data-index') === '99999'), null, { timeout: 30_000 });
+  await atEnd(19_999);
+  // The last stretch, scrolled to its end: the 100,000th group, linking to its result.
+  for (let step = 0; step < 4; step += 1) await top.getByRole('button', { name: 'Next groups' }).click();
+  await top.getByText('Groups 80,001–100,000 of 100,000').waitFor();
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await atEnd(19_999);
+  const last = page.locator('.virtual-group[data-index="19999"]').getByRole('link').first();
+  assert.match(await last.getAttribute('href'), /%3A99999$/);
+  await page.screenshot({ path: screenshotPath('export-viewer-100k-end') });
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -14,6 +14,10 @@ import { useExportDetails } from '../../lib/exports/detailed';
 import { NO_FILTER, filterOptions, filteredIndices, type GroupFilter } from './groupFilters';
 import { VirtualGroups } from './VirtualGroups';
 
+// A browser caps an element's height near 33 million px: 100,000 cards of ~350 px would pass it,
+// so the groups scroll in stretches of 20,000 (a few million px), one after the other.
+const GROUPS_PER_STRETCH = 20_000;
+
 const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index).';
 const TOP3_TOOLTIP = 'Top three disaster geo peril';
 
@@ -34,6 +38,7 @@ export default function ExportDetailPage() {
   const [started, setStarted] = useState(false);
   const [filtering, setFiltering] = useState(false);
   const [filter, setFilter] = useState<GroupFilter>(NO_FILTER);
+  const [stretch, setStretch] = useState(0);
   const { details, loading: detailsLoading, error: detailsError } = useExportDetails(filename, filtering);
   usePageTitle(filename ? `Export: ${filename}` : 'Export');
   // Where the rows came from is on the history's entry for this file.
@@ -49,6 +54,16 @@ export default function ExportDetailPage() {
 
   const groupCount = load.state === 'loaded' ? load.groups.length : 0;
   const shown = useMemo(() => filteredIndices(groupCount, details, filter), [groupCount, details, filter]);
+  const stretches = Math.ceil(shown.length / GROUPS_PER_STRETCH);
+  const current = Math.min(stretch, Math.max(0, stretches - 1));
+  const inStretch = useMemo(
+    () => shown.slice(current * GROUPS_PER_STRETCH, (current + 1) * GROUPS_PER_STRETCH),
+    [shown, current],
+  );
+  function goToStretch(next: number) {
+    setStretch(next);
+    window.scrollTo(0, 0);
+  }
 
   if (!filename) {
     return (
@@ -106,7 +121,10 @@ export default function ExportDetailPage() {
               loading={detailsLoading}
               failed={Boolean(detailsError)}
               filter={filter}
-              onFilter={setFilter}
+              onFilter={(next) => {
+                setFilter(next);
+                setStretch(0);
+              }}
               shown={shown.length}
               total={load.groups.length}
             />
@@ -114,18 +132,43 @@ export default function ExportDetailPage() {
           {shown.length === 0 ? (
             <p className="muted">No address group matches these filters.</p>
           ) : (
-            <VirtualGroups
-              count={shown.length}
-              label="Address groups"
-              render={(position) => {
-                const index = shown[position]!;
-                return <GroupCard group={load.groups[index]!} filename={filename} index={index} />;
-              }}
-            />
+            <>
+              {stretches > 1 && <StretchNav place="top" current={current} stretches={stretches} shown={shown.length} onGo={goToStretch} />}
+              <VirtualGroups
+                key={current}
+                count={inStretch.length}
+                label="Address groups"
+                render={(position) => {
+                  const index = inStretch[position]!;
+                  return <GroupCard group={load.groups[index]!} filename={filename} index={index} />;
+                }}
+              />
+              {stretches > 1 && <StretchNav place="bottom" current={current} stretches={stretches} shown={shown.length} onGo={goToStretch} />}
+            </>
           )}
         </>
       )}
     </div>
+  );
+}
+
+interface StretchNavProps {
+  place: 'top' | 'bottom';
+  current: number;
+  stretches: number;
+  shown: number;
+  onGo: (stretch: number) => void;
+}
+
+function StretchNav({ place, current, stretches, shown, onGo }: StretchNavProps) {
+  const first = current * GROUPS_PER_STRETCH + 1;
+  const last = Math.min(shown, (current + 1) * GROUPS_PER_STRETCH);
+  return (
+    <nav className="button-row pager" aria-label={`Address group stretches (${place})`}>
+      <button type="button" className="btn btn-outline btn-sm" disabled={current === 0} onClick={() => onGo(current - 1)}>Previous groups</button>
+      <span>Groups {first.toLocaleString('en-US')}–{last.toLocaleString('en-US')} of {shown.toLocaleString('en-US')}</span>
+      <button type="button" className="btn btn-outline btn-sm" disabled={current + 1 >= stretches} onClick={() => onGo(current + 1)}>Next groups</button>
+    </nav>
   );
 }
 
