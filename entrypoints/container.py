@@ -55,6 +55,7 @@ from adapters.jobs.in_process import InProcessJobQueue
 from adapters.metrics.prometheus import PrometheusMetrics
 from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 from application.batch import BatchService
+from application.portfolio import PortfolioService
 from application.batch_limits import BatchAllowance, BatchLimits
 from application.contact import ContactService
 from application.external_sign_in import ExternalSignIn
@@ -257,6 +258,7 @@ class Container(containers.DeclarativeContainer):
         http_client.provider,
     )
     place_photos = providers.Singleton(PlacePhotos, source=photo_source)
+    naics_table = providers.Singleton(NaicsTable, index=reference_index)
     lookup_providers = providers.Singleton(
         LookupProviders,
         parser=providers.Singleton(UsaddressParser),
@@ -265,7 +267,7 @@ class Container(containers.DeclarativeContainer):
         perils=providers.Singleton(NriCountyScores, index=reference_index),
         locator=providers.Singleton(ZipAndPlaceCountyLocator, index=reference_index),
         buildings=providers.Singleton(BuildingRecords, index=reference_index),
-        naics=providers.Singleton(NaicsTable, index=reference_index),
+        naics=naics_table,
         catalogue=providers.Singleton(LoadedDatasets, index=reference_index),
         tracts=providers.Singleton(NriTractScores, index=reference_index),
     )
@@ -408,6 +410,7 @@ class Container(containers.DeclarativeContainer):
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)
+    portfolios = providers.Singleton(PortfolioService, store=batch_store, naics=naics_table)
 
 
 def build_container(settings: Settings | None = None) -> Container:

@@ -29,6 +29,7 @@ from application.lookup import LookupService
 from application.mfa import MFA_SETUP_REQUIRED, MfaGate, MfaService
 from application.photos import PlacePhotos
 from application.webhooks import Webhooks
+from application.portfolio import PortfolioService
 from application.ports.accounts import AccessClaims
 from application.ports.clock import Clock
 from application.ports.mail import Mailer
@@ -108,6 +109,7 @@ DEPENDENCIES = {
     "mfa_gate": _from_container(lambda c: c.mfa_gate()),
     "lookup": _from_container(lambda c: c.lookup()),
     "batch": _from_container(lambda c: c.batch()),
+    "portfolios": _from_container(lambda c: c.portfolios()),
     "admin_service": _from_container(lambda c: c.admin()),
     "place_photos": _from_container(lambda c: c.place_photos()),
     "contact": _from_container(lambda c: c.contact()),
@@ -135,6 +137,7 @@ Mfa = NamedDependency[MfaService]
 TwoFactorGate = NamedDependency[MfaGate]
 Lookup = NamedDependency[LookupService]
 Batch = NamedDependency[BatchService]
+Portfolios = NamedDependency[PortfolioService]
 Administration = NamedDependency[AdminService]
 Photos = NamedDependency[PlacePhotos]
 Contact = NamedDependency[ContactService]

@@ -54,6 +54,7 @@ ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/api/list-exported-files"): USER,
     ("DELETE", "/api/exports/{filename}"): USER,
     ("GET", "/api/exports/{filename}/detailed"): USER,
+    ("GET", "/api/exports/{filename}/portfolio"): USER,
     ("GET", "/api/view-export/{filename}"): USER,
     ("GET", "/api/download/{filename}"): USER,
     ("POST", "/api/search"): USER,

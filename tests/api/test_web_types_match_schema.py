@@ -22,6 +22,13 @@ PAIRS = {
     "NearbySearchResponse": "NearbySearchBody",
     "RecentSearchesResponse": "RecentSearchesBody",
     "StoredSearchResponse": "StoredSearchBody",
+    "PortfolioSummary": "PortfolioBody",
+    "PortfolioHeadline": "HeadlineBody",
+    "PerilDistribution": "PerilDistributionBody",
+    "CountyExposure": "CountyExposureBody",
+    "PortfolioValue": "ValueSummaryBody",
+    "RiskyLocation": "RiskyLocationBody",
+    "SectorMix": "SectorMixBody",
 }
 # A feature's own requests keep their types beside them (STYLE §6).
 FEATURE_PAIRS = {

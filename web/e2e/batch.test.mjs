@@ -4,8 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { execFileSync } from 'node:child_process';
-import { a11yViolations, launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, largePortfolio, launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
 
 const SAMPLE = [
   'Street Address,City,State,Zip,Country',
@@ -73,20 +72,6 @@ test('upload a CSV, follow the job to the end, open and download the export', as
   assert.deepEqual(errors, []);
   await context.close();
 });
-
-/**
- * 100,000 real addresses, the most an upload may hold (bench/batch.py's builder): several seconds
- * of work even on a fast machine, so the dashboard polls the job several times. (run.sh raises the
- * e2e server's monthly batch row allowance to fit them.)
- */
-function largePortfolio(rows = 100_000) {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'large_portfolio.csv');
-  execFileSync('.venv/bin/python', ['-c', [
-    'import sys; from pathlib import Path; from bench.batch import build_input; from entrypoints.settings import Settings',
-    `Path(sys.argv[1]).write_bytes(build_input(${rows}, Settings.from_env().data_dir))`,
-  ].join('\n'), file]);
-  return file;
-}
 
 test('a large upload shows its progress climbing before the job is done', async () => {
   const { page, errors, context } = await openPage(browser);

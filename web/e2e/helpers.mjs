@@ -3,7 +3,8 @@
 // mail outbox read through the CLI. Run from the repository root (web/e2e/run.sh does).
 import { execFile, execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -201,4 +202,18 @@ export async function lookUp(page, address) {
   const { result } = await response.json();
   await page.getByRole('status').or(page.getByRole('alert')).first().waitFor();
   return result;
+}
+
+/**
+ * 100,000 real addresses, the most an upload may hold (bench/batch.py's builder): several seconds
+ * of work even on a fast machine, so the dashboard polls the job several times. (run.sh raises the
+ * e2e server's monthly batch row allowance to fit them.)
+ */
+export function largePortfolio(rows = 100_000) {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'large_portfolio.csv');
+  execFileSync('.venv/bin/python', ['-c', [
+    'import sys; from pathlib import Path; from bench.batch import build_input; from entrypoints.settings import Settings',
+    `Path(sys.argv[1]).write_bytes(build_input(${rows}, Settings.from_env().data_dir))`,
+  ].join('\n'), file]);
+  return file;
 }

@@ -306,3 +306,74 @@ export interface ExportedFilesResponse {
   status: string;
   files: ExportedFile[];
 }
+
+/** GET /api/exports/{name}/portfolio (server: PortfolioBody). Unknown is null, never 0. */
+export interface PortfolioHeadline {
+  rows: number;
+  located: number;
+  located_by_match_level: Record<string, number>;
+  low_confidence: number;
+  not_located: number;
+  with_occupants: number;
+  with_building_record: number;
+}
+
+export interface PerilDistribution {
+  peril: string; // 'composite' or a hazard code
+  name: string;
+  bins: number[]; // known scores in 0-10 ... 90-100
+  scored: number;
+  unknown: number;
+  high: number; // rated Relatively High or Very High
+  ratings: Record<string, number>;
+}
+
+export interface CountyExposure {
+  county_fips: string;
+  county_name: string | null;
+  state: string | null;
+  locations: number;
+  composite_score: number | null;
+  composite_rating: string | null;
+  top_hazards: { peril: string; name: string; score: number }[];
+  value: number | null;
+}
+
+export interface PortfolioValue {
+  column: string;
+  total: number;
+  parsed: number;
+  unparsed: number;
+  blank: number;
+  by_rating: { peril: string; ratings: Record<string, number> }[];
+}
+
+export interface RiskyLocation {
+  index: number; // the export viewer's address group
+  row: number;
+  address: string;
+  county_fips: string | null;
+  county_name: string | null;
+  state: string | null;
+  score: number;
+  rating: string | null;
+}
+
+export interface SectorMix {
+  sector: string; // NAICS sector, 'none' without a known occupant
+  name: string | null;
+  locations: number;
+  ratings: Record<string, number>;
+}
+
+export interface PortfolioSummary {
+  export: string;
+  headline: PortfolioHeadline;
+  distributions: PerilDistribution[];
+  counties: CountyExposure[];
+  value: PortfolioValue | null;
+  ranked_by: string;
+  riskiest: RiskyLocation[];
+  sectors: SectorMix[];
+  value_columns: string[];
+}

@@ -14,6 +14,7 @@ const DashboardPage = lazy(() => import('../features/search/DashboardPage'));
 const NotFound = lazy(() => import('../features/layout/NotFound'));
 const SearchResultPage = lazy(() => import('../features/searchResult/SearchResultPage'));
 const ExportDetailPage = lazy(() => import('../features/exports/ExportDetailPage'));
+const PortfolioPage = lazy(() => import('../features/portfolio/PortfolioPage'));
 const AboutPage = lazy(() => import('../features/site/AboutPage'));
 const ContactPage = lazy(() => import('../features/site/ContactPage'));
 const PrivacyPage = lazy(() => import('../features/site/PrivacyPage'));
@@ -81,6 +82,14 @@ export function AppRoutes() {
           element={
             <RequireAuth>
               <ExportDetailPage />
+            </RequireAuth>
+          }
+        />
+        <Route
+          path="portfolio/:export"
+          element={
+            <RequireAuth>
+              <PortfolioPage />
             </RequireAuth>
           }
         />

@@ -10,8 +10,14 @@ import { usePageTitle } from '../../components/usePageTitle';
 import { useDownload } from '../../lib/download';
 import { useExportFile } from '../../lib/exports/exportFile';
 import { display, exportGroupId, groupNavState, type AddressGroup } from '../../lib/exports/groups';
+import { useExportDetails } from '../../lib/exports/detailed';
+import { NO_FILTER, filterOptions, filteredIndices, type GroupFilter } from './groupFilters';
+import { VirtualGroups } from './VirtualGroups';
 
-const GROUPS_PER_PAGE = 25; // a 50,000-row export renders a page at a time
+// A browser caps an element's height near 33 million px: 100,000 cards of ~350 px would pass it,
+// so the groups scroll in stretches of 20,000 (a few million px), one after the other.
+const GROUPS_PER_STRETCH = 20_000;
+
 const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index).';
 const TOP3_TOOLTIP = 'Top three disaster geo peril';
 
@@ -23,14 +29,17 @@ function safeDecode(value: string): string {
   }
 }
 
-/** /batch-export-detail/{filename}: an export's address groups, a page at a time, and its download. */
+/** /batch-export-detail/{filename}: an export's address groups, scrolled and filtered, and its download. */
 export default function ExportDetailPage() {
   const params = useParams();
   const filename = params.filename ? safeDecode(params.filename) : '';
   const { load } = useExportFile(filename || null);
   const { busy: preparing, error: downloadError, download } = useDownload();
   const [started, setStarted] = useState(false);
-  const [page, setPage] = useState(0);
+  const [filtering, setFiltering] = useState(false);
+  const [filter, setFilter] = useState<GroupFilter>(NO_FILTER);
+  const [stretch, setStretch] = useState(0);
+  const { details, loading: detailsLoading, error: detailsError } = useExportDetails(filename, filtering);
   usePageTitle(filename ? `Export: ${filename}` : 'Export');
   // Where the rows came from is on the history's entry for this file.
   const { clientSupplied } = useListExportedFilesQuery(undefined, {
@@ -43,10 +52,18 @@ export default function ExportDetailPage() {
     return () => clearTimeout(timer);
   }, [started]);
 
-  const pageGroups = useMemo(
-    () => (load.state === 'loaded' ? load.groups.slice(page * GROUPS_PER_PAGE, (page + 1) * GROUPS_PER_PAGE) : []),
-    [load, page],
+  const groupCount = load.state === 'loaded' ? load.groups.length : 0;
+  const shown = useMemo(() => filteredIndices(groupCount, details, filter), [groupCount, details, filter]);
+  const stretches = Math.ceil(shown.length / GROUPS_PER_STRETCH);
+  const current = Math.min(stretch, Math.max(0, stretches - 1));
+  const inStretch = useMemo(
+    () => shown.slice(current * GROUPS_PER_STRETCH, (current + 1) * GROUPS_PER_STRETCH),
+    [shown, current],
   );
+  function goToStretch(next: number) {
+    setStretch(next);
+    window.scrollTo(0, 0);
+  }
 
   if (!filename) {
     return (
@@ -61,7 +78,6 @@ export default function ExportDetailPage() {
     setStarted(await download(`/api/download/${encodeURIComponent(filename)}`, filename));
   }
 
-  const pages = load.state === 'loaded' ? Math.ceil(load.groups.length / GROUPS_PER_PAGE) : 0;
   return (
     <div className="page">
       <header className="page-header result-header">
@@ -71,6 +87,9 @@ export default function ExportDetailPage() {
             disabled={load.state === 'loading' || preparing}>
             {preparing ? <Spinner size="sm" label="Preparing..." /> : 'Download CSV'}
           </button>
+          {!clientSupplied && (
+            <Link to={`/portfolio/${encodeURIComponent(filename)}`} className="btn btn-outline">Portfolio</Link>
+          )}
           <Link to="/data-processing" className="btn btn-outline">Back</Link>
         </div>
       </header>
@@ -94,21 +113,105 @@ export default function ExportDetailPage() {
         <>
           {load.dropped > 0 && <Banner kind="warning">{load.dropped} row(s) before the first address were left out.</Banner>}
           <p className="muted">Displaying {load.groups.length} address group(s) from {filename}</p>
-          <div className="export-groups">
-            {pageGroups.map((group, i) => (
-              <GroupCard key={group.key} group={group} filename={filename} index={page * GROUPS_PER_PAGE + i} />
-            ))}
-          </div>
-          {pages > 1 && (
-            <nav className="button-row pager" aria-label="Address group pages">
-              <button type="button" className="btn btn-outline" disabled={page === 0} onClick={() => setPage(page - 1)}>Previous page</button>
-              <span>Page {page + 1} of {pages}</span>
-              <button type="button" className="btn btn-outline" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>Next page</button>
-            </nav>
+          {!clientSupplied && (
+            <GroupFilters
+              filtering={filtering}
+              onStart={() => setFiltering(true)}
+              details={details}
+              loading={detailsLoading}
+              failed={Boolean(detailsError)}
+              filter={filter}
+              onFilter={(next) => {
+                setFilter(next);
+                setStretch(0);
+              }}
+              shown={shown.length}
+              total={load.groups.length}
+            />
+          )}
+          {shown.length === 0 ? (
+            <p className="muted">No address group matches these filters.</p>
+          ) : (
+            <>
+              {stretches > 1 && <StretchNav place="top" current={current} stretches={stretches} shown={shown.length} onGo={goToStretch} />}
+              <VirtualGroups
+                key={current}
+                count={inStretch.length}
+                label="Address groups"
+                render={(position) => {
+                  const index = inStretch[position]!;
+                  return <GroupCard group={load.groups[index]!} filename={filename} index={index} />;
+                }}
+              />
+              {stretches > 1 && <StretchNav place="bottom" current={current} stretches={stretches} shown={shown.length} onGo={goToStretch} />}
+            </>
           )}
         </>
       )}
     </div>
+  );
+}
+
+interface StretchNavProps {
+  place: 'top' | 'bottom';
+  current: number;
+  stretches: number;
+  shown: number;
+  onGo: (stretch: number) => void;
+}
+
+function StretchNav({ place, current, stretches, shown, onGo }: StretchNavProps) {
+  const first = current * GROUPS_PER_STRETCH + 1;
+  const last = Math.min(shown, (current + 1) * GROUPS_PER_STRETCH);
+  return (
+    <nav className="button-row pager" aria-label={`Address group stretches (${place})`}>
+      <button type="button" className="btn btn-outline btn-sm" disabled={current === 0} onClick={() => onGo(current - 1)}>Previous groups</button>
+      <span>Groups {first.toLocaleString('en-US')}–{last.toLocaleString('en-US')} of {shown.toLocaleString('en-US')}</span>
+      <button type="button" className="btn btn-outline btn-sm" disabled={current + 1 >= stretches} onClick={() => onGo(current + 1)}>Next groups</button>
+    </nav>
+  );
+}
+
+interface FilterProps {
+  filtering: boolean;
+  onStart: () => void;
+  details: ReturnType<typeof useExportDetails>['details'];
+  loading: boolean;
+  failed: boolean;
+  filter: GroupFilter;
+  onFilter: (filter: GroupFilter) => void;
+  shown: number;
+  total: number;
+}
+
+/** Filters by match level, county and rating: they read the detailed export, fetched when asked for. */
+function GroupFilters({ filtering, onStart, details, loading, failed, filter, onFilter, shown, total }: FilterProps) {
+  const options = useMemo(() => (details ? filterOptions(details) : null), [details]);
+  if (!filtering) {
+    return (
+      <div className="button-row">
+        <button type="button" className="btn btn-outline btn-sm" onClick={onStart}>Filter by match level, county or rating</button>
+      </div>
+    );
+  }
+  if (loading) return <Spinner size="sm" label="Loading the detailed export for the filters..." />;
+  if (failed || !options) return <Banner kind="warning">Filters need the detailed export, which this export does not have.</Banner>;
+  const select = (key: keyof GroupFilter, label: string, choices: { value: string; label: string }[]) => (
+    <label className="field-inline">
+      <span>{label}</span>
+      <select value={filter[key]} onChange={(e) => onFilter({ ...filter, [key]: e.target.value })}>
+        <option value="">All</option>
+        {choices.map((choice) => <option key={choice.value} value={choice.value}>{choice.label}</option>)}
+      </select>
+    </label>
+  );
+  return (
+    <section className="group-filters" aria-label="Filter address groups">
+      {select('matchLevel', 'Match level', options.matchLevels.map((v) => ({ value: v, label: v })))}
+      {select('county', 'County', options.counties.map((c) => ({ value: c.fips, label: c.label })))}
+      {select('rating', 'Composite rating', options.ratings.map((v) => ({ value: v, label: v })))}
+      <p className="muted small" role="status">Showing {shown} of {total} address group(s).</p>
+    </section>
   );
 }
 

@@ -49,6 +49,13 @@ export function ExportHistory() {
                 {file.source === 'client' && <ClientSuppliedBadge />}
               </Link>
               <div className="export-actions">
+                {file.source !== 'client' && (
+                  // Rows a client sent have no detailed export, so no portfolio to sum.
+                  <Link to={`/portfolio/${encodeURIComponent(file.name)}`} className="btn btn-outline btn-sm"
+                    aria-label={`Portfolio of ${file.name}`}>
+                    Portfolio
+                  </Link>
+                )}
                 <ExportDownloads filename={file.name} compact />
                 {confirming === file.name ? (
                   <div className="export-confirm" role="group" aria-label={`Delete ${file.name}?`}>

@@ -17,6 +17,8 @@ export interface GroupDetails {
   receipt: ScoreReceipt | null;
   location: ResultLocation | null;
   tract: TractScores | null;
+  /** building, census_exact, zip_centroid or none; null in files without it. */
+  matchLevel: string | null;
 }
 
 type Line = Record<string, unknown>;
@@ -36,6 +38,11 @@ function perilsOf(line: Line): Record<string, number | null> | null {
   const fields = HAZARDS.map((h) => `${h.code}_Score`);
   if (!fields.some((field) => field in source)) return null;
   return Object.fromEntries(fields.map((field) => [field, scoreOr(source[field])]));
+}
+
+function matchLevelOf(line: Line): string | null {
+  const level = line.match_level ?? objectOr<Line>(line.location)?.match_level;
+  return typeof level === 'string' && level ? level : null;
 }
 
 /**
@@ -59,6 +66,7 @@ export function groupDetails(text: string): GroupDetails[] {
       receipt: objectOr(line.receipt),
       location: objectOr(line.location),
       tract: objectOr(line.tract),
+      matchLevel: matchLevelOf(line),
     });
   }
   return groups;
@@ -84,4 +92,17 @@ const detailedApi = api.injectEndpoints({
 export function useGroupDetails(filename: string, index: number): GroupDetails | null {
   const { data } = detailedApi.useExportDetailsQuery(filename || skipToken);
   return data?.[index] ?? null;
+}
+
+/**
+ * Every address group's details, loaded only once `wanted` (a 100,000-row detailed export is
+ * hundreds of MB): `details` is null until then, and while it loads or when there is none.
+ */
+export function useExportDetails(filename: string, wanted: boolean): {
+  details: GroupDetails[] | null;
+  loading: boolean;
+  error: unknown;
+} {
+  const { data, isFetching, error } = detailedApi.useExportDetailsQuery(wanted && filename ? filename : skipToken);
+  return { details: data ?? null, loading: isFetching, error };
 }

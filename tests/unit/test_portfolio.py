@@ -1,0 +1,193 @@
+"""The portfolio summary on a small hand-made book: unknown scores stay out of the histograms,
+a value column with bad cells is summed from the readable ones, and the counts add up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain.perils import HAZARDS
+from domain.portfolio import COMPOSITE, NO_OCCUPANTS, PortfolioTally, naics_sector, parse_value, summarise
+
+
+def record(
+    row: int, *, fips: str | None = "53033", total: float | None = 50.0, rating: str | None = "Relatively Moderate",
+    match: str = "building", value: Any = None, naics: str = "", occupants: int = 0, low: bool = False,
+    building: bool = False, hazard: dict[str, float | None] | None = None,
+) -> dict[str, Any]:
+    located = fips is not None
+    fields: dict[str, Any] = {
+        "row": row, "input": {"tiv": value} if value is not None else {},
+        "status": "answered" if located else "not located",
+        "normalized_address": f"{row} Main St, Town, ST 00000",
+        "match_level": match if located else "none",
+        "county_fips": fips, "county_name": "King" if fips == "53033" else ("Pierce" if fips else None),
+        "county_state": "WA" if fips else None,
+        "low_confidence": "yes" if low else "no",
+        "Total_Score": total if located else None, "risk_rating": rating if located else None,
+        "occupant_count": occupants, "naics_codes": naics,
+        "property_name": "Tower" if building else None,
+    }
+    for h in HAZARDS:
+        score = (hazard or {}).get(h.code, 10.0) if located else None
+        fields[f"{h.code}_Score"] = score
+        fields[f"{h.code}_Rating"] = "Very Low" if score is not None else None
+    return fields
+
+
+BOOK = [
+    record(2, total=95.0, rating="Very High", value="2,500,000", naics="722511 445110", occupants=3, building=True,
+           hazard={"ERQK": 99.0, "VLCN": None}),
+    record(3, total=95.0, rating="Very High", value="$100", match="census_exact", hazard={"ERQK": 99.0, "VLCN": None}),
+    record(4, fips="53053", total=None, rating=None, value="n/a", match="zip_centroid", low=True, naics="311811",
+           occupants=1),
+    record(5, fips=None, value=""),
+    record(6, fips="53053", total=0.0, rating="Very Low", value="'-50", match="zip_centroid"),
+]
+
+
+def test_headline_counts_locate_levels_and_what_is_known() -> None:
+    summary = summarise(BOOK, value_column="tiv")
+    head = summary.headline
+    assert head.rows == 5 and head.located == 4 and head.not_located == 1
+    assert head.located_by_match_level == {"zip_centroid": 2, "building": 1, "census_exact": 1}
+    assert head.low_confidence == 1 and head.with_occupants == 2 and head.with_building_record == 1
+
+
+def test_unknown_scores_are_left_out_of_the_histograms_not_counted_as_zero() -> None:
+    composite = summarise(BOOK).distributions[0]
+    assert composite.peril == COMPOSITE
+    # 95, 95 in the top bin; the real 0 in the first; the unknown county and the row not located apart.
+    assert composite.bins == [1, 0, 0, 0, 0, 0, 0, 0, 0, 2] and composite.scored == 3 and composite.unknown == 2
+    assert composite.high == 2 and composite.ratings["Very High"] == 2 and composite.ratings["no rating"] == 2
+    volcano = next(d for d in summarise(BOOK).distributions if d.peril == "VLCN")
+    assert volcano.scored == 2 and volcano.unknown == 3 and volcano.bins[1] == 2
+
+
+def test_the_value_column_sums_readable_cells_and_counts_the_rest() -> None:
+    value = summarise(BOOK, value_column="tiv").value
+    assert value is not None
+    assert value.total == 2_500_100 - 50 and value.parsed == 3 and value.unparsed == 1 and value.blank == 1
+    composite = next(v for v in value.by_rating if v.peril == COMPOSITE)
+    assert composite.ratings == {"Very High": 2_500_100, "Very Low": -50}
+
+
+def test_counties_sum_locations_and_value_with_the_countys_scores() -> None:
+    counties = summarise(BOOK, value_column="tiv").counties
+    assert [(c.county_fips, c.locations, c.value) for c in counties] == [("53033", 2, 2_500_100), ("53053", 2, -50)]
+    king = counties[0]
+    assert king.composite_score == 95.0 and king.composite_rating == "Very High"
+    assert king.top_hazards[0].peril == "ERQK" and len(king.top_hazards) == 3
+    # Pierce's first record has no composite; its scores still come from that record, unknown stays unknown.
+    assert counties[1].composite_score is None
+    assert summarise(BOOK).counties[0].value is None  # no value column: no sums, not 0
+
+
+def test_the_riskiest_are_ranked_by_the_chosen_peril_ties_in_file_order() -> None:
+    top = summarise(BOOK).riskiest
+    assert [(r.index, r.row, r.score) for r in top] == [(0, 2, 95.0), (1, 3, 95.0), (4, 6, 0.0)]
+    by_quake = summarise(BOOK, peril="ERQK").riskiest
+    assert [r.score for r in by_quake] == [99.0, 99.0, 10.0, 10.0]
+    tally = PortfolioTally(top=2)
+    for index, item in enumerate(BOOK * 3):
+        tally.add(index, item)
+    assert [r.index for r in tally.summary().riskiest] == [0, 1]
+
+
+def test_occupancy_mix_by_the_main_occupants_sector_with_names() -> None:
+    summary = summarise(BOOK, sector_names={"72": "Accommodation and Food Services"})
+    sectors = {s.sector: s for s in summary.sectors}
+    assert sectors["72"].locations == 1 and sectors["72"].name == "Accommodation and Food Services"
+    assert sectors["31-33"].locations == 1 and sectors["31-33"].name is None
+    assert sectors[NO_OCCUPANTS].locations == 3 and sectors["72"].ratings == {"Very High": 1}
+    assert naics_sector("445110") == "44-45" and naics_sector("N/A") is None
+
+
+def test_an_unknown_peril_is_refused() -> None:
+    with pytest.raises(ValueError):
+        PortfolioTally(peril="XXXX")
+
+
+@pytest.mark.parametrize(("cell", "number"), [
+    ("1,234.5", 1234.5), (" 7 ", 7.0), ("$2e3", 2000.0), ("'-5", -5.0), (12, 12.0), ("abc", None), ("1-2", None),
+    (True, None), ("nan", None), ("inf", None),
+])
+def test_value_cells_are_read_as_spreadsheets_type_them(cell: Any, number: float | None) -> None:
+    assert parse_value(cell) == number
+
+
+records = st.builds(
+    record,
+    row=st.integers(1, 10_000),
+    fips=st.sampled_from(["53033", "53053", "06037", None]),
+    total=st.one_of(st.none(), st.floats(0, 100)),
+    rating=st.sampled_from([None, "Very High", "Relatively High", "Relatively Low", "Very Low"]),
+    match=st.sampled_from(["building", "census_exact", "zip_centroid"]),
+    value=st.one_of(st.none(), st.integers(-10**9, 10**9), st.text(max_size=5)),
+    naics=st.sampled_from(["", "722511", "311811 722511", "xx"]),
+)
+
+
+@given(st.lists(records, max_size=60))
+def test_every_breakdown_adds_up_to_the_rows(book: list[dict[str, Any]]) -> None:
+    summary = summarise(book, value_column="tiv")
+    rows = summary.headline.rows
+    assert rows == len(book)
+    assert summary.headline.located + summary.headline.not_located == rows
+    assert sum(summary.headline.located_by_match_level.values()) == summary.headline.located
+    for distribution in summary.distributions:
+        assert distribution.scored + distribution.unknown == rows
+        assert sum(distribution.ratings.values()) == rows
+    assert sum(c.locations for c in summary.counties) == summary.headline.located
+    assert sum(s.locations for s in summary.sectors) == rows
+    assert summary.value is not None
+    assert summary.value.parsed + summary.value.unparsed + summary.value.blank == rows
+    assert len(summary.riskiest) == min(50, sum(1 for r in book if r["Total_Score"] is not None))
+
+
+class _OneExport:
+    """A store holding one export of BOOK for its owner, counting reads of the detailed records."""
+
+    def __init__(self) -> None:
+        import msgspec
+
+        from application.ports.batch import ExportFile
+
+        self.reads = 0
+        detail = "".join(msgspec.json.encode(r).decode() + "\n" for r in BOOK)
+        self.file = ExportFile(id="e1", user_id="ann", name="book_export.csv", content="", exported_at=None,  # type: ignore[arg-type]
+                               detail=detail, detail_columns=("tiv",))
+
+    async def export(self, user_id: str, name: str):  # noqa: ANN201
+        return self.file if (user_id, name) == ("ann", self.file.name) else None
+
+    async def export_detail(self, user_id: str, name: str) -> str | None:
+        self.reads += 1
+        return self.file.detail
+
+
+class _Titles:
+    async def titles(self, codes: set[str]) -> dict[str, str]:
+        return {"72": "Accommodation and Food Services"} if "72" in codes else {}
+
+
+async def test_a_summary_shown_before_is_kept_and_others_are_still_refused() -> None:
+    from application.errors import InvalidInput, NotFound
+    from application.ports.accounts import AccessClaims
+    from application.portfolio import PortfolioService
+
+    store = _OneExport()
+    service = PortfolioService(store, _Titles())  # type: ignore[arg-type]
+    ann, bob = AccessClaims(user_id="ann"), AccessClaims(user_id="bob")
+    first = await service.summary(ann, "book_export.csv", "tiv")
+    assert first.summary.headline.rows == 5 and first.summary.sectors[-1].name in (None, "Accommodation and Food Services")
+    assert await service.summary(ann, "book_export.csv", "tiv") is first and store.reads == 1
+    await service.summary(ann, "book_export.csv", "tiv", peril="ERQK")
+    assert store.reads == 2
+    with pytest.raises(NotFound):
+        await service.summary(bob, "book_export.csv", "tiv")
+    with pytest.raises(InvalidInput):
+        await service.summary(ann, "book_export.csv", "Zip")

@@ -1,0 +1,168 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import type { PortfolioSummary } from '../../api/types';
+import { ANN } from '../../test/db';
+import { renderApp, signedInState } from '../../test/render';
+import { server } from '../../test/server';
+import { classBounds, classColours, classOf, mapUnits } from './figures';
+
+const FILE = 'book_export_20261125_120000_000001.csv';
+const ROUTE = `/portfolio/${encodeURIComponent(FILE)}`;
+
+function distribution(peril: string, name: string, bins: number[], unknown: number, high: number) {
+  return { peril, name, bins, scored: bins.reduce((a, b) => a + b, 0), unknown, high, ratings: {} };
+}
+
+const SUMMARY: PortfolioSummary = {
+  export: FILE,
+  headline: { rows: 6, located: 5, located_by_match_level: { building: 2, zip_centroid: 3 }, low_confidence: 1,
+    not_located: 1, with_occupants: 2, with_building_record: 2 },
+  distributions: [
+    distribution('composite', 'Composite (all 18 perils)', [0, 0, 0, 0, 0, 0, 0, 0, 1, 3], 2, 4),
+    distribution('ERQK', 'Earthquake', [0, 0, 0, 0, 0, 0, 0, 0, 0, 4], 2, 4),
+  ],
+  counties: [
+    { county_fips: '53033', county_name: 'King', state: 'WA', locations: 3, composite_score: 99.7, composite_rating: 'Very High',
+      top_hazards: [{ peril: 'ERQK', name: 'Earthquake', score: 99.9 }], value: null },
+    { county_fips: '09110', county_name: 'Capitol', state: 'CT', locations: 1, composite_score: 80.1, composite_rating: 'Relatively High',
+      top_hazards: [], value: null },
+    { county_fips: '72127', county_name: 'San Juan', state: 'PR', locations: 1, composite_score: null, composite_rating: null,
+      top_hazards: [], value: null },
+  ],
+  value: null,
+  ranked_by: 'composite',
+  riskiest: [
+    { index: 0, row: 2, address: '701 5th Ave, Seattle, WA 98104', county_fips: '53033', county_name: 'King', state: 'WA', score: 99.7, rating: 'Very High' },
+    { index: 3, row: 5, address: '1 Pratt St, Hartford, CT 06103', county_fips: '09110', county_name: 'Capitol', state: 'CT', score: 80.1, rating: 'Relatively High' },
+  ],
+  sectors: [
+    { sector: 'none', name: null, locations: 4, ratings: { 'Very High': 1, 'no rating': 3 } },
+    { sector: '52', name: 'Finance and Insurance', locations: 2, ratings: { 'Very High': 2 } },
+  ],
+  value_columns: ['policy_no', 'tiv'],
+};
+
+function servePortfolio(seen: URL[] = []) {
+  server.use(
+    http.get('/api/exports/:name/portfolio', ({ params, request }) => {
+      const url = new URL(request.url);
+      seen.push(url);
+      if (params.name !== FILE) return HttpResponse.json({ status: 'error', error: 'Export not found' }, { status: 404 });
+      const column = url.searchParams.get('value_column');
+      if (!column) return HttpResponse.json({ ...SUMMARY, ranked_by: url.searchParams.get('peril') ?? 'composite' });
+      return HttpResponse.json({
+        ...SUMMARY,
+        counties: SUMMARY.counties.map((c, i) => ({ ...c, value: [3_000_000, 500, 0][i]! })),
+        value: { column, total: 3_000_500, parsed: 4, unparsed: 1, blank: 1,
+          by_rating: [{ peril: 'composite', ratings: { 'Very High': 3_000_000, 'Relatively High': 500 } }] },
+      });
+    }),
+  );
+}
+
+describe('map colours', () => {
+  it('puts Connecticut planning regions together and keeps counties apart', () => {
+    const units = mapUnits([
+      ...SUMMARY.counties,
+      { ...SUMMARY.counties[1]!, county_fips: '09190', county_name: 'Western', locations: 4 },
+    ]);
+    expect(units.get('09')?.locations).toBe(5);
+    expect(units.get('53033')?.locations).toBe(3);
+    expect(units.has('09110')).toBe(false);
+  });
+
+  it('classes by quantiles, each value in the class of its first bound at or above it', () => {
+    const bounds = classBounds([1, 1, 2, 3, 5, 8, 13, 21, 34, 55]);
+    expect(bounds).toEqual([1, 3, 8, 21, 55]);
+    expect([classOf(1, bounds), classOf(4, bounds), classOf(55, bounds)]).toEqual([0, 2, 4]);
+    // Mostly one or two a county: the few large counties still get classes of their own.
+    expect(classBounds([...Array(60).fill(1), ...Array(30).fill(2), 7, 40, 258])).toEqual([1, 2, 10, 51, 258]);
+    expect(classBounds([])).toEqual([]);
+    expect(classColours(classBounds([7]))).toHaveLength(1);
+  });
+});
+
+// The page's chunk (recharts, d3-geo, the county shapes) is loaded on first use: the first finds wait longer.
+describe('the portfolio page', { timeout: 30_000 }, () => {
+  it('shows the headline, histogram, map, counties, riskiest and occupancy of a batch', async () => {
+    servePortfolio();
+    renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    expect(await screen.findByRole('heading', { level: 1, name: `Portfolio: ${FILE}` }, { timeout: 10_000 })).toBeInTheDocument();
+    const book = await screen.findByRole('region', { name: 'The book' }, { timeout: 10_000 });
+    expect(within(book).getByText('Not located (16.7%)')).toBeInTheDocument();
+    expect(within(book).getByText(/At the building 2 · ZIP centre 3/)).toBeInTheDocument();
+    expect(screen.getByTestId('histogram')).toHaveTextContent(/2 without one .* left out, not counted as 0/);
+
+    const map = await screen.findByTestId('county-map', {}, { timeout: 10_000 });
+    // One path per county on the map; the counties present (and all of Connecticut) are coloured and focusable.
+    expect(map.querySelectorAll('path[data-fips]').length).toBeGreaterThan(3000);
+    const present = map.querySelectorAll('path.county-present');
+    expect([...present].map((p) => p.getAttribute('data-fips')).filter((f) => !f!.startsWith('09'))).toEqual(['53033']);
+    expect([...present].filter((p) => p.getAttribute('data-fips')!.startsWith('09'))).toHaveLength(8);
+    expect(screen.getByRole('img', { name: 'King, Washington: 3 locations' })).toHaveAttribute('tabindex', '0');
+    expect(screen.getByText(/Connecticut: the scores are for its 9 planning regions/)).toBeInTheDocument();
+    expect(screen.getByText(/Not on the map: San Juan/)).toBeInTheDocument();
+
+    const riskiest = screen.getByRole('table', { name: 'The 2 riskiest locations by Composite (all 18 perils)' });
+    expect(within(riskiest).getByRole('link', { name: '701 5th Ave, Seattle, WA 98104' }))
+      .toHaveAttribute('href', `/search-result/${encodeURIComponent(`export:${FILE}:0`)}`);
+    const sectors = screen.getByRole('table', { name: /Locations by sector and/ });
+    expect(within(sectors).getByRole('rowheader', { name: 'Finance and Insurance (52)' })).toBeInTheDocument();
+  });
+
+  it('a county shows its tooltip when focused', async () => {
+    servePortfolio();
+    renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    const king = await screen.findByRole('img', { name: 'King, Washington: 3 locations' }, { timeout: 10_000 });
+    king.focus();
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('King, Washington3 locations');
+  });
+
+  it('sorts the county table, unknown scores last', async () => {
+    servePortfolio();
+    const { user } = renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    const table = await screen.findByRole('table', { name: 'Locations per county' }, { timeout: 10_000 });
+    const names = () => within(table).getAllByRole('rowheader').map((cell) => cell.textContent);
+    expect(names()).toEqual(['King 53033', 'Capitol 09110', 'San Juan 72127']);
+    await user.click(within(table).getByRole('button', { name: /Composite score/ }));
+    expect(within(table).getByRole('columnheader', { name: /Composite score/ })).toHaveAttribute('aria-sort', 'descending');
+    expect(names()).toEqual(['King 53033', 'Capitol 09110', 'San Juan 72127']);
+    await user.click(within(table).getByRole('button', { name: /Composite score/ }));
+    expect(names()).toEqual(['Capitol 09110', 'King 53033', 'San Juan 72127']);
+  });
+
+  it('a value column asks the server again and shows sums by county and rating', async () => {
+    const seen: URL[] = [];
+    servePortfolio(seen);
+    const { user } = renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    await user.selectOptions(await screen.findByRole('combobox', { name: 'Value column' }, { timeout: 10_000 }), 'tiv');
+    const value = await screen.findByRole('region', { name: 'tiv by Composite (all 18 perils) rating' });
+    expect(within(value).getByText(/Total 3M from 4 row\(s\)\. 1 cell\(s\) are not numbers/)).toBeInTheDocument();
+    expect(seen.at(-1)?.searchParams.get('value_column')).toBe('tiv');
+    expect(screen.getByRole('radio', { name: 'Value' })).toBeChecked();
+    expect(within(screen.getByRole('table', { name: 'Locations per county' })).getByRole('columnheader', { name: /tiv/ })).toBeInTheDocument();
+
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Peril' }), 'ERQK');
+    await waitFor(() => expect(seen.at(-1)?.searchParams.get('peril')).toBe('ERQK'));
+    expect(await screen.findByRole('heading', { name: 'Scores across the book: Earthquake' })).toBeInTheDocument();
+  });
+
+  it("another user's export or one without a detailed version shows the server's message", async () => {
+    server.use(
+      http.get('/api/exports/:name/portfolio', () =>
+        HttpResponse.json({ status: 'error', error: 'This export has no detailed version: run the batch again.' }, { status: 404 })),
+    );
+    renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    expect(await screen.findByRole('alert', {}, { timeout: 10_000 })).toHaveTextContent('This export has no detailed version');
+  });
+
+  it('an empty export says so', async () => {
+    server.use(
+      http.get('/api/exports/:name/portfolio', () =>
+        HttpResponse.json({ ...SUMMARY, headline: { ...SUMMARY.headline, rows: 0 }, counties: [], riskiest: [] })),
+    );
+    renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    expect(await screen.findByText('This export has no rows.', {}, { timeout: 10_000 })).toBeInTheDocument();
+  });
+});
