@@ -1,8 +1,12 @@
-"""Batch throughput on the embedded default (SQLite, in-process jobs): from upload to export
-ready, for inputs built from the real data, with the process's peak memory.
+"""Batch throughput: from upload to export, for inputs built from the real data, with peak memory.
 
-    .venv/bin/python bench/batch.py --rows 10000
-    .venv/bin/python bench/batch.py --rows 100000
+    .venv/bin/python bench/batch.py --rows 100000 --unique            # in this process, embedded default
+    .venv/bin/python bench/batch.py --rows 100000 --unique --http     # a real server: upload, job, download
+    .venv/bin/python bench/batch.py --rows 100000 --unique --workers 2  # PostgreSQL + Redis, 2 worker processes
+
+--unique makes every address different, so no answer is reused (repeats flatter the figure).
+--workers N runs the server with the Taskiq queue on the local Redis and a new PostgreSQL database
+(127.0.0.1, user postgres), and N `perilscope worker` processes sharing the job's chunks.
 """
 
 from __future__ import annotations
@@ -18,13 +22,19 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from application.ports.accounts import AccessClaims  # noqa: E402
 from domain.accounts import Role  # noqa: E402
+from bench.server import PERILSCOPE, admin_token, peak_rss_mb, running_server  # noqa: E402
 from entrypoints.settings import Settings  # noqa: E402
 
 
@@ -64,7 +74,7 @@ def build_input(rows: int, data_dir: Path, seed: int = 7, unique: bool = False) 
     return out.getvalue().encode()
 
 
-async def run(rows: int) -> None:
+async def run(rows: int, unique: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="perilscope-batch-") as tmp:
         url = f"sqlite+aiosqlite:///{tmp}/bench.db"
         env = {"DATABASE_URL": url, "PERILSCOPE_ENV": "test", "PATH": ""}
@@ -78,7 +88,7 @@ async def run(rows: int) -> None:
         container = build_container(settings)
         user = await container.accounts().set_role("bench@example.com", Role.ADMIN)
         caller = AccessClaims(user.id)
-        content = build_input(rows, settings.data_dir)
+        content = build_input(rows, settings.data_dir, unique=unique)
         await container.reference_index().data()  # loaded once per server start, not per batch
 
         started = time.perf_counter()
@@ -98,10 +108,83 @@ async def run(rows: int) -> None:
         await container.engine().dispose()
 
 
+def over_http(rows: int, unique: bool, workers: int) -> None:
+    """Upload, start, poll and download through a real server; with workers, on PostgreSQL + Redis."""
+    content = build_input(rows, Settings.from_env().data_dir, unique=unique)
+    with distributed(workers) as extra_env:
+        processes: list[subprocess.Popen] = []
+        with running_server(extra_env=extra_env, on_start=processes.append) as (base_url, env):
+            worker_logs = start_workers(workers, env, processes)
+            headers = {"Authorization": f"Bearer {admin_token(base_url, env)}"}
+            with httpx.Client(base_url=base_url, headers=headers, timeout=600) as client:
+                client.put("/api/admin/settings", json={"monthly_search_limit": 10, "rate_limiting": False,
+                                                       "search_caching": False}).raise_for_status()
+                started = time.perf_counter()
+                file_id = client.post("/api/upload-csv", files={"file": ("bench.csv", content, "text/csv")}
+                                      ).raise_for_status().json()["file_id"]
+                uploaded = time.perf_counter()
+                job = client.post("/api/batch-jobs", json={"file_id": file_id}).raise_for_status().json()["job"]
+                while job["status"] not in ("done", "failed"):
+                    time.sleep(0.25)
+                    job = client.get(f"/api/batch-jobs/{job['id']}").raise_for_status().json()["job"]
+                if job["status"] != "done":
+                    raise SystemExit(f"the batch failed: {job}\n{worker_logs()}")
+                export = client.get(f"/api/download/{job['export_filename']}").raise_for_status()
+                elapsed = time.perf_counter() - started
+            peaks = [peak_rss_mb(process.pid) for process in processes]
+            for worker in processes[1:]:
+                worker.terminate()
+                worker.wait(timeout=30)
+    where = f"PostgreSQL + Redis, {workers} worker(s)" if workers else "embedded default (SQLite, in-process)"
+    print(f"{rows:>9,} {'unique ' if unique else ''}addresses over HTTP, {where}")
+    print(f"  upload {uploaded - started:6.1f} s; upload to export downloaded {elapsed:6.1f} s  "
+          f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB")
+    print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
+        f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
+
+
+@contextmanager
+def distributed(workers: int) -> Iterator[dict[str, str]]:
+    """No settings for the embedded default; else a new PostgreSQL database and a queue of its own."""
+    if not workers:
+        yield {}
+        return
+    name = f"perilscope_bench_{uuid.uuid4().hex[:8]}"
+    psql = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c"]
+    subprocess.run([*psql, f"CREATE DATABASE {name}"], check=True)
+    try:
+        yield {"DATABASE_URL": f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}",
+               "PERILSCOPE_JOB_QUEUE": "taskiq", "REDIS_URL": "redis://127.0.0.1:6379/0",
+               "PERILSCOPE_JOB_QUEUE_NAME": f"perilscope:bench:{name}"}
+    finally:
+        subprocess.run([*psql, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
+
+
+def start_workers(count: int, env: dict[str, str], processes: list[subprocess.Popen]) -> Callable[[], str]:
+    """`count` worker processes, each listening before this returns; gives their logs' tails."""
+    logs = [Path(tempfile.mkstemp(prefix="perilscope-worker-", suffix=".log")[1]) for _ in range(count)]
+    for log in logs:
+        processes.append(subprocess.Popen([PERILSCOPE, "worker"], env=env, cwd=ROOT, stdout=log.open("wb"),
+                                          stderr=subprocess.STDOUT))
+    deadline = time.monotonic() + 120
+    while not all("Listening started" in log.read_text(errors="replace") for log in logs):
+        if time.monotonic() > deadline:
+            raise SystemExit("the workers did not start:\n" + "\n".join(log.read_text()[-2000:] for log in logs))
+        time.sleep(0.2)
+    return lambda: "\n".join(log.read_text(errors="replace")[-2000:] for log in logs)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000)
-    asyncio.run(run(parser.parse_args().rows))
+    parser.add_argument("--unique", action="store_true", help="no address repeats")
+    parser.add_argument("--http", action="store_true", help="through a real server: upload, job, download")
+    parser.add_argument("--workers", type=int, default=0, help="worker processes on PostgreSQL + Redis (implies --http)")
+    args = parser.parse_args()
+    if args.http or args.workers:
+        over_http(args.rows, args.unique, args.workers)
+    else:
+        asyncio.run(run(args.rows, args.unique))
 
 
 if __name__ == "__main__":

@@ -24,9 +24,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(workers: int = 1, extra_env: dict[str, str] | None = None):
+def running_server(workers: int = 1, extra_env: dict[str, str] | None = None, on_start=None):  # noqa: ANN001
     """Yields (base_url, env); the server and its database are gone afterwards. `extra_env` adds
-    settings, such as the hosts webhooks may call."""
+    settings, such as the hosts webhooks may call (or another DATABASE_URL); `on_start` is given
+    the server process (to read its peak memory)."""
     with tempfile.TemporaryDirectory(prefix="perilscope-bench-") as tmp:
         port = free_port()
         env = {
@@ -43,6 +44,8 @@ def running_server(workers: int = 1, extra_env: dict[str, str] | None = None):
              "--workers", str(workers), "--no-access-log", "--log-level", "warning"],
             env=env, cwd=ROOT,
         )
+        if on_start is not None:
+            on_start(server)
         base_url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 60
@@ -73,3 +76,16 @@ def admin_session(base_url: str, env: dict[str, str]) -> dict:
 def admin_token(base_url: str, env: dict[str, str]) -> str:
     """An administrator's token, so a benchmark measures lookups, not the quota."""
     return admin_session(base_url, env)["access_token"]
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    """Peak resident memory (Linux VmHWM) of a running process and its descendants, summed (a
+    taskiq worker runs its tasks in a child process), or None when it cannot be read."""
+    try:
+        own = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                   if line.startswith("VmHWM:")) / 1024
+        children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                    for child in (task / "children").read_text().split()]
+    except (OSError, StopIteration):
+        return None
+    return own + sum(peak or 0 for peak in map(peak_rss_mb, children))
