@@ -24,7 +24,7 @@ export function PublicApiGuide() {
         <ul>
           <li>
             Create a key on <a href="/settings">Settings</a>, with the <code>read</code> scope for look-ups and{' '}
-            <code>batch</code> for batches and exports. It is shown once; we keep only its hash. Revoking it stops it at once.
+            <code>batch</code> for batches and exports (the webhook deliveries need <code>read</code>). It is shown once; we keep only its hash. Revoking it stops it at once.
           </li>
           <li>
             Send it as <code>X-API-Key: ps_live_...</code> on every call under <code>/api/v1</code>, or exchange it with{' '}

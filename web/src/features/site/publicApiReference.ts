@@ -168,7 +168,7 @@ export const PUBLIC_ERRORS: [string, string][] = [
   ['400', 'The request is invalid; error says what to fix (code validation_error or invalid_input; unsupported_format, unsupported_country, invalid_idempotency_key, or callback_url_refused for a callback URL we may not call).'],
   ['401', 'No key or token, or a revoked key, or an expired token: get a new token and retry once.'],
   ['403', 'The key or token lacks the scope the call needs (code insufficient_scope).'],
-  ['404', 'Not found, or not yours: another user\u2019s address_id, job or export answers 404 (code export_not_found for exports), never 403.'],
+  ['404', 'Not found, or not yours: another user\u2019s address_id, job or export answers 404, never 403 (code export_not_found for exports).'],
   ['409', 'export_not_ready (the batch is not done yet), batch_failed (it has no export), idempotency_key_reused or idempotency_key_in_progress.'],
   ['413', 'The batch is too large: code too_many_addresses, e.g. \u201cThis batch has 10,001 addresses; a batch may hold at most 10,000. Split it into batches of 10,000 or fewer. Nothing was charged.\u201d with details {limit, sent}; or payload_too_large for a body past 16 MB.'],
   ['429', 'The daily limit is reached, or a batch has more addresses than requests remain today (code daily_limit_reached, nothing charged): wait Retry-After seconds, or send a smaller batch.'],
