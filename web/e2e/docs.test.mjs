@@ -36,7 +36,10 @@ for (const [route, title, shot] of [
       if (scrollable) {
         await page.keyboard.press('ArrowRight');
         await page.keyboard.press('ArrowRight');
-        assert.ok(await block.evaluate((el) => el.scrollLeft > 0), 'the focused code block scrolls with the arrow keys');
+        // The arrow keys scroll smoothly: wait for the scroll to start rather than read it at once.
+        const scrolled = await page.waitForFunction((el) => el.scrollLeft > 0, await block.elementHandle(), { timeout: 3000 })
+          .then(() => true, () => false);
+        assert.ok(scrolled, 'the focused code block scrolls with the arrow keys');
       }
       await page.evaluate(() => window.scrollTo(0, 0));
       await screenshot(page, `${shot}-${size}`);

@@ -24,7 +24,7 @@ export function PublicApiGuide() {
         <ul>
           <li>
             Create a key on <a href="/settings">Settings</a>, with the <code>read</code> scope for look-ups and{' '}
-            <code>batch</code> for batches and exports. It is shown once; we keep only its hash. Revoking it stops it at once.
+            <code>batch</code> for batches and exports (the webhook deliveries need <code>read</code>). It is shown once; we keep only its hash. Revoking it stops it at once.
           </li>
           <li>
             Send it as <code>X-API-Key: ps_live_...</code> on every call under <code>/api/v1</code>, or exchange it with{' '}
@@ -61,13 +61,20 @@ export function PublicApiGuide() {
 
       <DocsSection section={SECTION.idempotency}>
         <p>
-          Send an <code>Idempotency-Key</code> header (for example a UUID) on the POSTs so a
-          retry after a timeout is safe:
+          Send an <code>Idempotency-Key</code> header (1 to 255 visible ASCII characters, for example a UUID) on the
+          POSTs (<code>/auth/token</code>, <code>/search/batch</code>, <code>/batch-assessment</code>,{' '}
+          <code>/export/create</code>) so a retry after a timeout is safe. Keys are yours alone; another user&apos;s same key is another key.
         </p>
         <ul>
-          <li>The same key with the same body within 24 hours returns the first answer, and charges nothing twice.</li>
-          <li>The same key with another body: <code>409</code> with code <code>idempotency_key_reused</code>.</li>
+          <li>
+            The same key with the same body within 24 hours returns the first answer, and charges nothing twice. It comes
+            with its first status, body and <code>X-RateLimit-*</code> and <code>Location</code> headers, and the header{' '}
+            <code>Idempotent-Replayed: true</code>. Bodies are compared as JSON: spacing and key order do not matter.
+          </li>
+          <li>The same key with another path or body: <code>409</code> with code <code>idempotency_key_reused</code>.</li>
           <li>The same key while the first request is still running: <code>409</code> with code <code>idempotency_key_in_progress</code>; retry shortly.</li>
+          <li>Only successful answers are kept: after a refusal (400, 404, 429...), which charged nothing, the same key may be sent again.</li>
+          <li>A key that is not 1 to 255 visible ASCII characters: <code>400</code> with code <code>invalid_idempotency_key</code>.</li>
         </ul>
       </DocsSection>
 
@@ -98,6 +105,11 @@ export function PublicApiGuide() {
             <code>callback_url_refused</code>.
           </li>
         </ul>
+        <p>
+          The body&apos;s <code>id</code> is the delivery&apos;s id; <code>data.status</code> is <code>done</code> or{' '}
+          <code>failed</code>, <code>data.export_id</code> is the batch&apos;s export id (its job id) and{' '}
+          <code>data.download_url</code> is null when the batch failed. The body is the same bytes at every attempt; only the signature changes.
+        </p>
         <CodeBlock caption="The event (body: {id, type, created_at, data})" code={WEBHOOK_EXAMPLE} />
         <h3>Verifying a signature</h3>
         <ol>
@@ -111,7 +123,8 @@ export function PublicApiGuide() {
       </DocsSection>
 
       <DocsSection section={SECTION.examples}>
-        <p>Submit a batch, poll its status (or wait for the webhook) and download the XLSX.</p>
+        <p>Submit a batch, poll its status until it is <code>done</code> (or wait for the webhook), ask for the XLSX export with{' '}
+          <code>POST /api/v1/export/create</code> and download the <code>export_id</code> it answers.</p>
         <CodeBlock caption="curl" code={CURL_BATCH} />
         <CodeBlock caption="Python (httpx)" code={PYTHON_BATCH} />
       </DocsSection>

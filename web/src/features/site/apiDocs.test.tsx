@@ -60,10 +60,19 @@ describe.each([
       for (const parameter of PARAMETERS[name] ?? []) expect(entry).toHaveTextContent(parameter);
     }
     const batch = within(endpoints).getByRole('article', { name: 'POST /api/v1/batch-assessment' });
-    for (const field of ['"job_id"', '"export_id"', '"eta_seconds"', '"status_url"']) expect(batch).toHaveTextContent(field);
+    for (const field of ['"status": "queued"', '"job_id"', '"export_id"', '"addresses": 2', '"eta_seconds"', '"status_url"']) {
+      expect(batch).toHaveTextContent(field);
+    }
     expect(batch).toHaveTextContent('Example answer (202)');
+    const create = within(endpoints).getByRole('article', { name: 'POST /api/v1/export/create' });
+    expect(create).toHaveTextContent('Example answer (200)');
+    expect(create).toHaveTextContent('"export_id": "3f2b8c1e-5d4a-4e7b-9c1f-2a6d8e0b7c45.xlsx"');
     const download = within(endpoints).getByRole('article', { name: 'GET /api/v1/export/download/{export_id}' });
     expect(download).toHaveTextContent('409 with code export_not_ready');
+    expect(download).toHaveTextContent('there is no format parameter');
+    expect(within(download).queryByText('format', { selector: 'code' })).toBeNull();
+    const deliveries = within(endpoints).getByRole('article', { name: 'GET /api/v1/webhooks/deliveries' });
+    expect(deliveries).toHaveTextContent('Scope and cost: read; costs nothing');
   });
 
   it('states the authentication, the plans and limits and the rate-limit headers', async () => {
@@ -93,6 +102,7 @@ describe.each([
     expect(idempotency).toHaveTextContent('within 24 hours returns the first answer, and charges nothing twice');
     expect(idempotency).toHaveTextContent('409 with code idempotency_key_reused');
     expect(idempotency).toHaveTextContent('409 with code idempotency_key_in_progress');
+    expect(idempotency).toHaveTextContent('Idempotent-Replayed: true');
 
     const errors = screen.getByRole('region', { name: 'Errors' });
     expect(errors).toHaveTextContent('{status, error, request_id, code, details?}');
@@ -118,6 +128,8 @@ describe.each([
     expect(examples).toHaveTextContent('curl -X POST "$API/batch-assessment"');
     expect(examples).toHaveTextContent('import os, time, uuid, httpx');
     expect(examples).toHaveTextContent('"format": "xlsx"');
+    expect(examples).toHaveTextContent('/export/download/{xlsx[\'export_id\']}');
+    expect(examples).not.toHaveTextContent('?format=');
     // Long lines scroll inside a focusable block, not the page.
     for (const block of examples.querySelectorAll('pre.code-block')) expect(block).toHaveAttribute('tabindex', '0');
     const openApi = screen.getByRole('region', { name: 'Reference: the OpenAPI document' });

@@ -14,18 +14,21 @@ curl -X POST "$API/batch-assessment" \\
   -H "X-API-Key: $PERILSCOPE_API_KEY" -H "Content-Type: application/json" \\
   -H "Idempotency-Key: portfolio-2026-11-25" \\
   -d '{"addresses": [{"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104"}],
-       "include_details": true,
        "callback_url": "https://hooks.example.com/perilscope"}'
-# -> 202 {"status": "accepted", "job_id": "...", "export_id": "exp_91d0b4", "eta_seconds": 42, "status_url": "..."}
+# -> 202 {"status": "queued", "job_id": "3f2b8c1e-...", "export_id": "3f2b8c1e-5d4a-4e7b-9c1f-2a6d8e0b7c45",
+#         "addresses": 1, "eta_seconds": 2, "status_url": "/api/v1/export/status/3f2b8c1e-..."}
+EXPORT_ID=3f2b8c1e-5d4a-4e7b-9c1f-2a6d8e0b7c45
 
-# 2. Poll until "completed" (or wait for the webhook)
-curl -H "X-API-Key: $PERILSCOPE_API_KEY" "$API/export/status/exp_91d0b4"
+# 2. Poll until "status" is "done" (or wait for the webhook)
+curl -H "X-API-Key: $PERILSCOPE_API_KEY" "$API/export/status/$EXPORT_ID"
 
-# 3. Ask for XLSX, then download it (409 export_not_ready until it is complete)
+# 3. Ask for the XLSX export (409 export_not_ready until the batch is done) ...
 curl -X POST "$API/export/create" -H "X-API-Key: $PERILSCOPE_API_KEY" \\
-  -H "Content-Type: application/json" -d '{"export_id": "exp_91d0b4", "format": "xlsx"}'
-curl -H "X-API-Key: $PERILSCOPE_API_KEY" -o risk.xlsx \\
-  "$API/export/download/exp_91d0b4?format=xlsx"`;
+  -H "Content-Type: application/json" -d "{\\"export_id\\": \\"$EXPORT_ID\\", \\"format\\": \\"xlsx\\"}"
+# -> 200 {"status": "done", "export_id": "3f2b8c1e-5d4a-4e7b-9c1f-2a6d8e0b7c45.xlsx", ...}
+
+# 4. ... and download the export_id it answered (the format is in the id)
+curl -H "X-API-Key: $PERILSCOPE_API_KEY" -o risk.xlsx "$API/export/download/$EXPORT_ID.xlsx"`;
 
 export const PYTHON_LOOKUP = `import os, httpx
 
@@ -42,31 +45,31 @@ else:
 
 export const PYTHON_BATCH = `import os, time, uuid, httpx
 
-api = httpx.Client(base_url="https://perilscope.example/api/v1", timeout=30,
+api = httpx.Client(base_url="https://perilscope.example/api/v1", timeout=60,
                    headers={"X-API-Key": os.environ["PERILSCOPE_API_KEY"]})
 addresses = [{"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104"}]
 
 # Submit once: a retry with the same key returns the first answer and charges nothing twice.
-submitted = api.post("/batch-assessment",
-                     json={"addresses": addresses, "include_details": True},
+submitted = api.post("/batch-assessment", json={"addresses": addresses},
                      headers={"Idempotency-Key": str(uuid.uuid4())})
-submitted.raise_for_status()  # 202
+submitted.raise_for_status()  # 202, status "queued"
 export_id = submitted.json()["export_id"]
 
 # Poll (or give a callback_url and wait for the webhook).
 while True:
-    status = api.get(f"/export/status/{export_id}").json()
-    if status["status"] in ("completed", "failed"):
+    status = api.get(f"/export/status/{export_id}").raise_for_status().json()
+    if status["status"] in ("done", "failed"):
         break
-    time.sleep(max(2, min(status.get("eta_seconds") or 5, 30)))
+    time.sleep(min(max(status["eta_seconds"] or 2, 2), 30))
 if status["status"] == "failed":
     raise SystemExit(status["error"])
 
-api.post("/export/create", json={"export_id": export_id, "format": "xlsx"}).raise_for_status()
-while (download := api.get(f"/export/download/{export_id}", params={"format": "xlsx"})).status_code == 409:
-    time.sleep(2)  # export_not_ready
-download.raise_for_status()
-open("risk.xlsx", "wb").write(download.content)`;
+# The XLSX export of the batch: its own export_id (the job id + ".xlsx") is what to download.
+xlsx = api.post("/export/create", json={"export_id": export_id, "format": "xlsx"}).raise_for_status().json()
+download = api.get(f"/export/download/{xlsx['export_id']}").raise_for_status()
+with open("risk.xlsx", "wb") as file:
+    file.write(download.content)
+print(status["progress"]["done"], "addresses ->", "risk.xlsx")`;
 
 export const PYTHON_VERIFY = `import hashlib, hmac, time
 

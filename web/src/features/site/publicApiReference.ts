@@ -1,5 +1,7 @@
 /** The public API v1 (SPEC §7, issue 12) for integrators: every operation with its parameters and an
  * example answer. /schema holds the OpenAPI document these pages summarise. */
+import ANSWERS from './publicApiAnswers.json';
+
 export interface Parameter {
   name: string;
   where: 'path' | 'query' | 'body' | 'header';
@@ -41,71 +43,66 @@ export function exampleJson(value: unknown, indent = ''): string {
 
 const json = (value: unknown) => exampleJson(value);
 
-const LOCATION = {
-  method: 'geocoder', county_fips: '53033', county_name: 'King', state: 'WA', confidence: 0.98,
-  low_confidence: false, alternatives: [], notes: [], source: 'census_geocoder', tract_geoid: '53033008100',
-  lat: 47.6062, lng: -122.3321, geocode_match: 'exact',
+type Operation = keyof typeof ANSWERS.endpoints;
+
+/** The example answer of an operation, from publicApiAnswers.json (which a Python test checks
+ * against the server's OpenAPI), with the status it comes with. */
+function answerOf(operation: Operation): Pick<PublicEndpoint, 'status' | 'example'> {
+  const { status, answer } = ANSWERS.endpoints[operation];
+  return { status: String(status), example: json(answer) };
+}
+
+const IDEMPOTENCY_KEY: Parameter = {
+  name: 'Idempotency-Key', where: 'header', meaning: 'Optional, 1 to 255 visible ASCII characters (e.g. a UUID); see Idempotency.',
 };
 
-const RISK_ANSWER = {
-  status: 'success',
-  address: '701 5th Ave, Seattle, WA 98104',
-  total_score: 99.87,
-  risk_level: 'Very High',
-  top_risks: [
-    { type: 'ERQK', name: 'Earthquake', score: 99.97 },
-    { type: 'VLCN', name: 'Volcanic Activity', score: 99.4 },
-    { type: 'LNDS', name: 'Landslide', score: 98.1 },
-  ],
-  scores: { AVLN: 80.2, CFLD: 93.5, '...': '16 more, null when unknown' },
-  ratings: { Total: 'Very High', ERQK: 'Very High', '...': '...' },
-  location: LOCATION,
-  provenance: { nri_version: '1.20.0', datasets: [{ dataset: 'nri_counties', version: 'NRI v1.20.0 (December 2025)', as_of: '2025-12' }], scored_at: '2026-11-25T10:04:11Z' },
+const EXPORT_ID: Parameter = {
+  name: 'export_id', where: 'path',
+  meaning: 'The export_id of the batch\u2019s 202 answer (its job id: the CSV), or the export_id POST /api/v1/export/create answered (<job id>.xlsx or <job id>.jsonl). The format is in the id: there is no format parameter.',
 };
 
-const BATCH_ACCEPTED = {
-  status: 'accepted', job_id: 'job_7f3c2a', export_id: 'exp_91d0b4', eta_seconds: 42,
-  status_url: '/api/v1/export/status/exp_91d0b4',
-};
-
-const BATCH_BODY = 'addresses: [{address, city, state, zip}] (at most 100,000; each one counts one request); include_details: true for every score and the location, false for the total and top risks; callback_url (optional): where to POST the webhook when the batch ends.';
+const BATCH_PARAMETERS: Parameter[] = [
+  { name: 'addresses: [{address, city, state, zip}]', where: 'body', meaning: 'At least one; at most the server\u2019s batch size (10,000 by default), or 413 with code too_many_addresses and details {limit, sent}. Each address is one request of your daily limit, all charged at once or none (429). address: 1 to 200 characters; city: at most 100; state: the two-letter code; zip: the 5-digit ZIP.' },
+  { name: 'include_details', where: 'body', meaning: 'Optional (default true); kept for SPEC \u00a77 clients: every export has the full detail (scores, ratings, location, provenance) whatever it says.' },
+  { name: 'callback_url', where: 'body', meaning: 'Optional: a public http(s) URL of at most 2,048 characters that gets the signed webhook when the batch ends (see Webhooks); otherwise 400 with code callback_url_refused.' },
+  IDEMPOTENCY_KEY,
+];
 
 export const PUBLIC_ENDPOINTS: PublicEndpoint[] = [
   {
-    method: 'POST', path: '/api/v1/auth/token', access: 'No key header; costs nothing',
+    method: 'POST', path: '/api/v1/auth/token', access: 'No scope: the key is in the body, not a header; costs nothing',
     summary: 'Exchange an API key for a bearer token that lasts 15 minutes, for some or all of the key\u2019s scopes.',
     parameters: [
       { name: 'api_key', where: 'body', meaning: 'The whole key, ps_live_...' },
-      { name: 'scope', where: 'body', meaning: '"read", "batch" or "read batch"; empty for all of the key\u2019s scopes.' },
+      { name: 'scope', where: 'body', meaning: '"read", "batch" or "read batch"; empty (the default) for all of the key\u2019s scopes.' },
+      IDEMPOTENCY_KEY,
     ],
-    status: '200', example: json({ access_token: 'eyJhbGciOi...', token_type: 'bearer', expires_in: 900, scope: 'batch read' }),
+    ...answerOf('POST /api/v1/auth/token'),
   },
   {
     method: 'GET', path: '/api/v1/auth/verify', access: 'Any scope; costs nothing',
     summary: 'What the key or token grants, and where you stand today.',
     parameters: [],
-    status: '200',
-    example: json({ status: 'success', valid: true, user_id: 'u_2b9e', key_id: 'k_51ac', scopes: ['batch', 'read'], plan: 'standard', daily_limit: 100, used_today: 12, remaining_today: 88, resets_at: '2026-11-26T00:00:00Z' }),
+    ...answerOf('GET /api/v1/auth/verify'),
   },
   {
     method: 'GET', path: '/api/v1/search/address', access: 'read; one request',
-    summary: 'Find a US address: the address as read, where it lies, how sure that is, and its address_id. 404 when nothing matches.',
+    summary: 'Find a US address: the address as read, where it lies, how sure that is, and its address_id. 404 (code address_not_found) when nothing matches.',
     parameters: [
       { name: 'query', where: 'query', meaning: 'Street, city, state and ZIP, e.g. 701 5th Ave, Seattle, WA 98104 (at most 1,000 characters).' },
       { name: 'limit', where: 'query', meaning: 'How many candidates, 1 to 10 (default 5).' },
-      { name: 'country', where: 'query', meaning: 'US (the default and, today, the only one).' },
+      { name: 'country', where: 'query', meaning: 'US (the default and, today, the only one; others: 400 unsupported_country).' },
     ],
-    status: '200',
-    example: json({ status: 'success', candidates: [{ address_id: 'adr_9QmF...', address: '701 5th Ave, Seattle, WA 98104', location: LOCATION }] }),
+    ...answerOf('GET /api/v1/search/address'),
   },
   {
     method: 'GET', path: '/api/v1/data/risk/{address_id}', access: 'read; one request',
-    summary: 'The risk answer for an address_id from the address search: the total score, risk level, top risks, all 18 scores and ratings, the location with its confidence, and provenance. Unknown values are null, never 0.',
+    summary: 'The risk answer for an address_id from the address search: the total score, risk level, top risks, all 18 scores and ratings, the location with its confidence, provenance, and the census tract\u2019s scores (tract, null when there are none). Unknown values are null, never 0.',
     parameters: [
       { name: 'address_id', where: 'path', meaning: 'From GET /api/v1/search/address.' },
-      { name: 'include_occupants', where: 'query', meaning: 'true to add the building\u2019s occupants [{name, vicinity, types, business_status, naics_code, naics_title, lat, lng}].' },
+      { name: 'include_occupants', where: 'query', meaning: 'true to add the building\u2019s occupants [{name, vicinity, types, business_status, naics_code, naics_title, lat, lng}] (default false: no occupants field).' },
     ],
-    status: '200', example: json(RISK_ANSWER),
+    ...answerOf('GET /api/v1/data/risk/{address_id}'),
   },
   {
     method: 'GET', path: '/api/v1/data/history/{address_id}', access: 'read; costs nothing',
@@ -115,79 +112,66 @@ export const PUBLIC_ENDPOINTS: PublicEndpoint[] = [
       { name: 'from_date', where: 'query', meaning: 'YYYY-MM-DD, inclusive, UTC (optional).' },
       { name: 'to_date', where: 'query', meaning: 'YYYY-MM-DD, inclusive, UTC (optional).' },
     ],
-    status: '200',
-    example: json({ status: 'success', address_id: 'adr_9QmF...', address: '701 5th Ave, Seattle, WA 98104', answers: [{ answered_at: '2026-11-25T10:04:11Z', answer: { '...': 'as GET /api/v1/data/risk/{address_id}' } }] }),
+    ...answerOf('GET /api/v1/data/history/{address_id}'),
   },
   {
     method: 'GET', path: '/api/v1/risk-assessment', access: 'read; one request',
     summary: 'The same answer as /data/risk/{address_id}, in one call, from the address itself.',
     parameters: [{ name: 'address', where: 'query', meaning: 'Street, city, state and ZIP (at most 1,000 characters).' }],
-    status: '200', example: json({ ...RISK_ANSWER, scores: { '...': 'as above' }, ratings: { '...': 'as above' }, provenance: { '...': 'as above' } }),
+    ...answerOf('GET /api/v1/risk-assessment'),
   },
   {
     method: 'POST', path: '/api/v1/search/batch', access: 'batch; one request per address',
-    summary: 'Queue many addresses on the same job machinery as the web upload; the result appears in your export history. Answers at once with where to poll.',
-    parameters: [
-      { name: 'body', where: 'body', meaning: BATCH_BODY },
-      { name: 'Idempotency-Key', where: 'header', meaning: 'Optional; see Idempotency.' },
-    ],
-    status: '202', example: json(BATCH_ACCEPTED),
+    summary: 'Queue many addresses on the same job machinery as the web upload; the result appears in your export history. Answers at once (202, with a Location header) with the job and export ids and where to poll.',
+    parameters: BATCH_PARAMETERS,
+    ...answerOf('POST /api/v1/search/batch'),
   },
   {
     method: 'POST', path: '/api/v1/batch-assessment', access: 'batch; one request per address',
-    summary: 'The same as POST /api/v1/search/batch, under the name SPEC §7 gives it.',
-    parameters: [
-      { name: 'body', where: 'body', meaning: BATCH_BODY },
-      { name: 'Idempotency-Key', where: 'header', meaning: 'Optional; see Idempotency.' },
-    ],
-    status: '202', example: json(BATCH_ACCEPTED),
+    summary: 'The same as POST /api/v1/search/batch, under the name SPEC \u00a77 gives it.',
+    parameters: BATCH_PARAMETERS,
+    ...answerOf('POST /api/v1/batch-assessment'),
   },
   {
     method: 'GET', path: '/api/v1/export/status/{export_id}', access: 'batch; costs nothing',
-    summary: 'Where a batch stands: queued, running, completed or failed, with progress.',
-    parameters: [{ name: 'export_id', where: 'path', meaning: 'From the 202 answer of a batch.' }],
-    status: '200',
-    example: json({ status: 'running', job_id: 'job_7f3c2a', export_id: 'exp_91d0b4', done: 120, total: 250, eta_seconds: 20, error: null, download_url: null }),
+    summary: 'Where a batch stands: queued, running, done or failed, with its progress and an estimate of the seconds left; once done, download_url (this export) and download_urls (every format).',
+    parameters: [EXPORT_ID],
+    ...answerOf('GET /api/v1/export/status/{export_id}'),
   },
   {
     method: 'POST', path: '/api/v1/export/create', access: 'batch; costs nothing',
-    summary: 'Make the file of a finished batch in another format.',
+    summary: 'The export of a finished batch in another format: answers its status, whose export_id (e.g. <job id>.xlsx) is what to download. 409 export_not_ready while the batch runs, batch_failed when it failed.',
     parameters: [
-      { name: 'export_id', where: 'body', meaning: 'From the 202 answer of a batch.' },
-      { name: 'format', where: 'body', meaning: 'csv, xlsx or jsonl.' },
-      { name: 'Idempotency-Key', where: 'header', meaning: 'Optional; see Idempotency.' },
+      { name: 'export_id', where: 'body', meaning: 'The export_id of the batch (or send job_id instead; the two name the same batch).' },
+      { name: 'format', where: 'body', meaning: 'csv, xlsx or jsonl (json is read as jsonl); others: 400 unsupported_format.' },
+      IDEMPOTENCY_KEY,
     ],
-    status: '202',
-    example: json({ status: 'accepted', export_id: 'exp_91d0b4', format: 'xlsx', status_url: '/api/v1/export/status/exp_91d0b4' }),
+    ...answerOf('POST /api/v1/export/create'),
   },
   {
     method: 'GET', path: '/api/v1/export/download/{export_id}', access: 'batch; costs nothing',
-    summary: 'The file, once the export is complete; until then 409 with code export_not_ready.',
-    parameters: [
-      { name: 'export_id', where: 'path', meaning: 'From the 202 answer of a batch.' },
-      { name: 'format', where: 'query', meaning: 'csv, xlsx or jsonl (one made with POST /api/v1/export/create).' },
-    ],
-    status: '200 (file) or 409',
-    example: json({ status: 'error', error: 'The export is not complete yet; poll its status_url and download it when it is.', request_id: '5d1e0c...', code: 'export_not_ready' }),
+    summary: 'The file (CSV, XLSX or JSON Lines, by the export id, as an attachment) once the batch is done; until then 409 with code export_not_ready (below), or batch_failed.',
+    parameters: [EXPORT_ID],
+    ...answerOf('GET /api/v1/export/download/{export_id}'),
+    status: '200: the file; or 409',
   },
   {
-    method: 'GET', path: '/api/v1/webhooks/deliveries', access: 'batch; costs nothing',
-    summary: 'Your webhook deliveries, newest first: every attempt with its status code, so you can see what reached you.',
-    parameters: [],
-    status: '200',
-    example: json({ status: 'success', deliveries: [{ id: 'dlv_3a9c', event: 'batch.completed', url: 'https://hooks.example.com/perilscope', attempts: [{ at: '2026-11-25T10:05:02Z', status_code: 200, error: null }], delivered: true }] }),
+    method: 'GET', path: '/api/v1/webhooks/deliveries', access: 'read; costs nothing',
+    summary: 'Your webhook deliveries, newest first, each with its attempts (newest first, at most 20) and their status codes, so you can see what reached you.',
+    parameters: [{ name: 'limit', where: 'query', meaning: 'How many of the newest deliveries, 1 to 50 (default 50).' }],
+    ...answerOf('GET /api/v1/webhooks/deliveries'),
   },
 ];
 
 /** SPEC §8: the statuses of the public API, each with what to do. */
 export const PUBLIC_ERRORS: [string, string][] = [
-  ['400', 'The request is invalid; error says what to fix (code invalid_input, or callback_url_refused for a callback URL we may not call).'],
+  ['400', 'The request is invalid; error says what to fix (code validation_error or invalid_input; unsupported_format, unsupported_country, invalid_idempotency_key, or callback_url_refused for a callback URL we may not call).'],
   ['401', 'No key or token, or a revoked key, or an expired token: get a new token and retry once.'],
   ['403', 'The key or token lacks the scope the call needs (code insufficient_scope).'],
-  ['404', 'Not found, or not yours: another user\u2019s address_id, job or export answers 404, never 403.'],
-  ['409', 'export_not_ready (download before the export is complete), idempotency_key_reused or idempotency_key_in_progress.'],
-  ['413', 'The batch is too large (too many addresses, or a body past the size limit).'],
-  ['429', 'The daily limit is reached (code daily_limit_reached): wait Retry-After seconds.'],
+  ['404', 'Not found, or not yours: another user\u2019s address_id, job or export answers 404, never 403 (code export_not_found for exports).'],
+  ['409', 'export_not_ready (the batch is not done yet), batch_failed (it has no export), idempotency_key_reused or idempotency_key_in_progress.'],
+  ['413', 'The batch is too large: code too_many_addresses, e.g. \u201cThis batch has 10,001 addresses; a batch may hold at most 10,000. Split it into batches of 10,000 or fewer. Nothing was charged.\u201d with details {limit, sent}; or payload_too_large for a body past 16 MB.'],
+  ['429', 'The daily limit is reached, or a batch has more addresses than requests remain today (code daily_limit_reached, nothing charged): wait Retry-After seconds, or send a smaller batch.'],
 ];
 
 /** SPEC §9: the public API's plans and their daily request limits. */
@@ -199,21 +183,14 @@ export const API_PLANS: [string, string][] = [
 
 export const SIGNATURE_HEADER = 'X-PerilScope-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">';
 
+/** The headers of a webhook event, as PerilScope sends them (application/webhooks.py). */
 export const WEBHOOK_EXAMPLE = `POST https://hooks.example.com/perilscope
 Content-Type: application/json
-X-PerilScope-Event: batch.completed
-X-PerilScope-Delivery: dlv_3a9c
-X-PerilScope-Signature: t=1764065102,v1=5f0c8e...
+User-Agent: PerilScope-Webhooks/1
+X-PerilScope-Event: ${ANSWERS.webhookEvent.type}
+X-PerilScope-Delivery: ${ANSWERS.webhookEvent.id}
+X-PerilScope-Signature: t=1795608002,v1=60c440acaff3ce71734ce82304534beaf99a418aa9ad4267232c0f3cbd372752
 
-${json({
-  id: 'evt_0b7d', type: 'batch.completed', created_at: '2026-11-25T10:05:02Z',
-  data: {
-    job_id: 'job_7f3c2a', export_id: 'exp_91d0b4', status: 'completed', rows: 250, error: null,
-    status_url: '/api/v1/export/status/exp_91d0b4', download_url: '/api/v1/export/download/exp_91d0b4',
-  },
-})}`;
+${json(ANSWERS.webhookEvent)}`;
 
-export const ERROR_BODY_EXAMPLE = json({
-  status: 'error', error: 'The daily limit of 100 requests is reached; it starts again at midnight UTC.',
-  request_id: '5d1e0c...', code: 'daily_limit_reached', details: { limit: 100 },
-});
+export const ERROR_BODY_EXAMPLE = json(ANSWERS.errorBody);
