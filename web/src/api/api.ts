@@ -176,6 +176,12 @@ export const api = createApi({
       transformResponse: (response: BatchJobResponse) => response.job,
       invalidatesTags: ['SearchStats', 'BatchJobs'],
     }),
+    /** A finished job's failed rows, run again as a new job (400 no_failed_rows when it has none). */
+    rerunFailedRows: build.mutation<BatchJob, string>({
+      query: (jobId) => ({ url: `/api/batch-jobs/${encodeURIComponent(jobId)}/rerun-failed`, method: 'POST' }),
+      transformResponse: (response: BatchJobResponse) => response.job,
+      invalidatesTags: ['SearchStats', 'BatchJobs'],
+    }),
     listBatchJobs: build.query<BatchJob[], void>({
       query: () => '/api/batch-jobs',
       transformResponse: (response: BatchJobsResponse) => response.jobs,
@@ -219,6 +225,7 @@ export const {
   useGetSearchResultQuery,
   useUploadCsvMutation,
   useStartBatchJobMutation,
+  useRerunFailedRowsMutation,
   useGetBatchJobQuery,
   useListBatchJobsQuery,
   useListExportedFilesQuery,

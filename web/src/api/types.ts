@@ -280,6 +280,18 @@ export interface BatchJob {
   eta_seconds: number | null;
   export_filename: string | null;
   error: string | null;
+  /**
+   * How the job runs (GET /api/batch-jobs and /api/batch-jobs/{id} only: starting a job answers
+   * without them). Null while the job is not split into chunks yet, or before a chunk has ended
+   * (rows_per_second): unknown, never 0.
+   */
+  chunks_total?: number | null;
+  chunks_done?: number | null;
+  chunks_failed?: number | null;
+  failed_rows?: number | null;
+  rows_per_second?: number | null;
+  /** The workers holding its chunks now, as host:pid. */
+  workers?: string[] | null;
 }
 
 export interface BatchJobResponse {

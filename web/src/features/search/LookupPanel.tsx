@@ -12,6 +12,8 @@ import { Banner, type BannerKind } from '../../components/Banner';
 import { remainingOf } from './quota';
 import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from './errorMessages';
 import { BatchProgress } from './BatchProgress';
+import { FailedRowsNotice } from './FailedRowsNotice';
+import { failedRowsOf, rowCountText } from './jobFigures';
 import { useBatchJobs } from './useBatchJobs';
 
 interface Status {
@@ -41,6 +43,8 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
   const [startJob, { isLoading: starting }] = useStartBatchJobMutation();
   const [fileId, setFileId] = useState<string | null>(null);
   const startedHere = useRef<string | null>(null);
+  // The last finished job whose failed rows can be run again.
+  const [withFailedRows, setWithFailedRows] = useState<BatchJob | null>(null);
   const dispatch = useAppDispatch();
   // Jobs live on the server: coming back to the dashboard shows the ones still running.
   const { jobs, running: jobRunning, track } = useBatchJobs((job: BatchJob) => {
@@ -52,6 +56,7 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
     } else {
       setStatus({ kind: 'error', text: `Batch processing error: ${job.error ?? 'the job failed'}` });
     }
+    setWithFailedRows((failedRowsOf(job) ?? 0) > 0 ? job : null);
   });
   const busy = searching || uploading || starting || jobRunning;
   const remaining = stats ? remainingOf(stats) : null;
@@ -98,6 +103,7 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
       return;
     }
     setStatus({ kind: 'info', text: 'Batch processing started.' });
+    setWithFailedRows(null);
     try {
       const started = await startJob(fileId).unwrap();
       startedHere.current = started.id;
@@ -131,6 +137,12 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
       setStatus({ kind: 'error', text: message.text });
       if (message.limitReached) void refetchStats();
     }
+  }
+
+  function rerunStarted(job: BatchJob) {
+    setWithFailedRows(null);
+    setStatus({ kind: 'info', text: `Running the ${rowCountText(job.total)} that failed again.` });
+    track(job);
   }
 
   function onDrop(event: DragEvent<HTMLDivElement>) {
@@ -214,6 +226,14 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
         <Banner kind={status.kind} className="lookup-status">
           {status.text}
         </Banner>
+      )}
+      {withFailedRows && (
+        <FailedRowsNotice
+          key={withFailedRows.id}
+          job={withFailedRows}
+          onStarted={rerunStarted}
+          onLimitReached={() => void refetchStats()}
+        />
       )}
     </section>
   );

@@ -82,3 +82,9 @@ export function uploadErrorText(error: unknown): string {
   if (typeof status === 'number' && status < 500) return `Upload failed: ${serverText(failure!) ?? 'Unknown upload error'}`;
   return `Upload error: ${failureText(failure)}`;
 }
+
+/** The server's machine code for a refusal (e.g. 'no_failed_rows'), if it sent one. */
+export function errorCodeOf(error: unknown): string | undefined {
+  const data = (error as FetchBaseQueryError | undefined)?.data as ErrorBody | undefined;
+  return data?.code;
+}
