@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.nri_release import NriRelease, parse_release
 from domain.perils import HAZARDS
 
 COMPOSITE = "composite"
@@ -234,6 +235,7 @@ class _TractTally:
         self.versions: Counter[str] = Counter()
         self.county_versions: Counter[str] = Counter()
         self.distributions = {peril_id: _TractDistribution() for peril_id in PERIL_IDS}
+        self._releases: dict[str | None, NriRelease | None] = {}  # a book has a handful of version texts
         self._fields = [
             (self.distributions[p], TRACT_PREFIX + score_field(p), TRACT_PREFIX + rating_field(p), rating_field(p))
             for p in PERIL_IDS
@@ -241,10 +243,11 @@ class _TractTally:
 
     def add(self, record: Mapping[str, Any]) -> None:
         self.locations += 1
-        version, county_version = record.get(TRACT_NRI_VERSION), record.get(NRI_VERSION)
-        self.versions[version or UNKNOWN_VERSION] += 1
-        self.county_versions[county_version or UNKNOWN_VERSION] += 1
-        if version and county_version and version != county_version:
+        # "1.20.0" and "1.20.0 (December 2025)" are the same release: grouped and compared as releases.
+        release, county_release = self._release(record.get(TRACT_NRI_VERSION)), self._release(record.get(NRI_VERSION))
+        self.versions[release.label if release else UNKNOWN_VERSION] += 1
+        self.county_versions[county_release.label if county_release else UNKNOWN_VERSION] += 1
+        if release and county_release and not release.same_as(county_release):
             self.other_release += 1
         for tally, score_name, rating_name, county_rating_name in self._fields:
             score = _score(record.get(score_name))
@@ -256,6 +259,12 @@ class _TractTally:
                 tally.high += 1
             if record.get(county_rating_name) in HIGH_RATINGS:
                 tally.county_high += 1
+
+    def _release(self, version: Any) -> NriRelease | None:
+        key = version if isinstance(version, str) else None
+        if key not in self._releases:
+            self._releases[key] = parse_release(key)
+        return self._releases[key]
 
     def summary(self) -> TractSummary | None:
         if not self.locations:

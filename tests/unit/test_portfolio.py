@@ -108,9 +108,12 @@ def test_occupancy_mix_by_the_main_occupants_sector_with_names() -> None:
     assert naics_sector("445110") == "44-45" and naics_sector("N/A") is None
 
 
+V119, V120 = "1.19.0 (March 2023)", "1.20.0 (December 2025)"
+
+
 def with_tract(
-    fields: dict[str, Any], total: float | None, rating: str | None, version: str | None = "v1.20",
-    county_version: str | None = "v1.20", quake: float | None = None,
+    fields: dict[str, Any], total: float | None, rating: str | None, version: str | None = V120,
+    county_version: str | None = "1.20.0", quake: float | None = None,
 ) -> dict[str, Any]:
     """The record with its census tract's scores beside the county's, as the detailed export writes them."""
     tract: dict[str, Any] = {
@@ -125,10 +128,11 @@ def with_tract(
 
 
 TRACT_BOOK = [
-    with_tract(BOOK[0], 99.0, "Very High", version="v1.19", quake=99.5),  # county Very High too
-    with_tract(BOOK[1], 30.0, "Relatively Low", version="v1.19"),  # county Very High, tract low
+    with_tract(BOOK[0], 99.0, "Very High", version=V119, quake=99.5),  # county Very High too
+    with_tract(BOOK[1], 30.0, "Relatively Low", version=V119),  # county Very High, tract low
     BOOK[2], BOOK[3],
-    with_tract(BOOK[4], None, None, version="v1.20", county_version="v1.20", quake=85.0),  # tract composite unknown
+    # The same release written two ways; the tract composite unknown.
+    with_tract(BOOK[4], None, None, version=V120, county_version="1.20.0", quake=85.0),
 ]
 
 
@@ -139,12 +143,15 @@ def test_without_tract_records_there_is_no_tract_summary() -> None:
 
 
 def test_tract_scores_are_counted_by_release_beside_the_county_counts() -> None:
+    unknown_release = summarise([with_tract(BOOK[0], 50.0, None, version=None, county_version="1.20.0")]).tracts
+    assert unknown_release is not None and unknown_release.by_version == {"unknown": 1}
+    assert unknown_release.other_release == 0  # an unknown release is said as unknown, not guessed
     summary = summarise(TRACT_BOOK)
     tracts = summary.tracts
     assert tracts is not None
-    assert tracts.locations == 3 and tracts.by_version == {"v1.19": 2, "v1.20": 1}
+    assert tracts.locations == 3 and tracts.by_version == {V119: 2, V120: 1}
     # Two locations' tract scores are v1.19 beside v1.20 county scores: said, never mixed silently.
-    assert tracts.county_versions == {"v1.20": 3} and tracts.other_release == 2
+    assert tracts.county_versions == {V120: 3} and tracts.other_release == 2
     composite = tracts.distributions[0]
     assert composite.peril == COMPOSITE
     # 99 and 30 known; the third tract's composite is unknown: left out, not a 0.
@@ -159,8 +166,8 @@ def test_tract_scores_are_counted_by_release_beside_the_county_counts() -> None:
 def test_the_riskiest_show_the_tract_score_beside_the_countys_where_known() -> None:
     top = {r.row: r for r in summarise(TRACT_BOOK).riskiest}
     assert (top[2].score, top[2].tract_score, top[2].tract_rating) == (95.0, 99.0, "Very High")
-    assert (top[2].nri_version, top[2].tract_nri_version) == ("v1.20", "v1.19")
-    assert top[6].tract_score is None and top[6].tract_nri_version == "v1.20"  # unknown, not 0
+    assert (top[2].nri_version, top[2].tract_nri_version) == ("1.20.0", V119)
+    assert top[6].tract_score is None and top[6].tract_nri_version == V120  # unknown, not 0
     by_quake = {r.row: r for r in summarise(TRACT_BOOK, peril="ERQK").riskiest}
     assert by_quake[6].tract_score == 85.0 and by_quake[3].tract_score is None
 
