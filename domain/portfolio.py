@@ -281,7 +281,12 @@ class _TractTally:
 
 
 def has_tract_scores(record: Mapping[str, Any]) -> bool:
-    return any(record.get(name) is not None for name in (TRACT_NRI_VERSION, "tract_Total_Score", "tract_risk_rating"))
+    # Called for every record: plain lookups, no generator.
+    get = record.get
+    return (
+        get(TRACT_NRI_VERSION) is not None or get("tract_Total_Score") is not None
+        or get("tract_risk_rating") is not None
+    )
 
 
 @dataclass(slots=True)

@@ -70,7 +70,8 @@ async def test_the_summary_carries_tract_scores_by_release_beside_the_countys(
     assert tracts["locations"] == 3 and tracts["by_version"] == {V119: 2, V120: 1}
     assert tracts["county_versions"] == {V120: 3} and tracts["other_release"] == 2
     composite = tracts["distributions"][0]
-    assert (composite["peril"], composite["high"], composite["county_high"], composite["unknown"]) == ("composite", 1, 2, 1)
+    counts = (composite["peril"], composite["high"], composite["county_high"], composite["unknown"])
+    assert counts == ("composite", 1, 2, 1)
     top = {r["row"]: r for r in answer.json()["riskiest"]}
     assert (top[2]["tract_score"], top[2]["tract_nri_version"], top[2]["nri_version"]) == (99.0, V119, "1.20.0")
     assert top[6]["tract_score"] is None
