@@ -4,7 +4,9 @@ which locations are the worst, and how well the addresses were located.
 
 Memory grows with counties x perils (and the 50 kept for the top list), never with rows, so a
 million-row batch is summed in the same space as a thousand-row one. Unknown scores are left
-out of the histograms and counted as unknown, never as 0."""
+out of the histograms and counted as unknown, never as 0. Census-tract scores, where a record has
+them, are summed apart (by NRI release, beside the county figures of the same locations), never
+merged into the county figures: tract scores rank tracts, county scores rank counties."""
 
 from __future__ import annotations
 
