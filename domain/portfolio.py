@@ -4,7 +4,9 @@ which locations are the worst, and how well the addresses were located.
 
 Memory grows with counties x perils (and the 50 kept for the top list), never with rows, so a
 million-row batch is summed in the same space as a thousand-row one. Unknown scores are left
-out of the histograms and counted as unknown, never as 0."""
+out of the histograms and counted as unknown, never as 0. Census-tract scores, where a record has
+them, are summed apart (by NRI release, beside the county figures of the same locations), never
+merged into the county figures: tract scores rank tracts, county scores rank counties."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.nri_release import NriRelease, parse_release
 from domain.perils import HAZARDS
 
 COMPOSITE = "composite"
@@ -44,11 +47,19 @@ def rating_field(peril: str) -> str:
     return "risk_rating" if peril == COMPOSITE else f"{peril}_Rating"
 
 
+# The census tract's own scores sit beside the county's in the same record, prefixed (domain/detailed_export.py).
+TRACT_PREFIX = "tract_"
+NRI_VERSION, TRACT_NRI_VERSION = "nri_version", "tract_nri_version"
+UNKNOWN_VERSION = "unknown"
+
+
 # Every field of a detailed record the summary reads (the rest: receipt, perils, location... is skipped).
 RECORD_FIELDS: tuple[str, ...] = (
     "row", "input", "status", "match_level", "low_confidence", "occupant_count", "naics_codes",
     "county_fips", "county_name", "county_state", "normalized_address", "address",
     *BUILDING_FIELDS, *(name for peril in PERIL_IDS for name in (score_field(peril), rating_field(peril))),
+    NRI_VERSION, TRACT_NRI_VERSION,
+    *(TRACT_PREFIX + name for peril in PERIL_IDS for name in (score_field(peril), rating_field(peril))),
 )
 
 
@@ -149,6 +160,34 @@ class RiskyLocation:
     state: str | None
     score: float
     rating: str | None
+    nri_version: str | None  # of the county's scores
+    # The census tract's score and rating for the same peril; None where the tract's scores are unknown.
+    tract_score: float | None = None
+    tract_rating: str | None = None
+    tract_nri_version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TractDistribution:
+    """One peril at tract level, over the locations with tract scores only, with the county-level
+    count of the same locations beside it (tract scores rank tracts, county scores counties)."""
+
+    peril: str
+    name: str
+    bins: list[int]  # BIN_COUNT counts of known tract scores
+    scored: int
+    unknown: int  # locations with tract scores but none for this peril
+    high: int  # tract rated Relatively High or Very High
+    county_high: int  # the same locations, county rated Relatively High or Very High
+
+
+@dataclass(frozen=True, slots=True)
+class TractSummary:
+    locations: int  # locations with census-tract scores
+    by_version: dict[str, int]  # tract NRI release -> locations ("unknown" when not said)
+    county_versions: dict[str, int]  # the county NRI release of those same locations
+    other_release: int  # locations whose tract scores come from another release than their county's
+    distributions: list[TractDistribution]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +207,7 @@ class PortfolioSummary:
     ranked_by: str  # the peril of the top list and of sector x rating
     riskiest: list[RiskyLocation]  # highest score first; ties in file order
     sectors: list[SectorMix]  # most locations first
+    tracts: TractSummary | None = None  # None: no location has census-tract scores
 
 
 # --- one pass ---------------------------------------------------------------------------
@@ -179,6 +219,76 @@ class _Distribution:
     unknown: int = 0
     high: int = 0
     ratings: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _TractDistribution:
+    bins: list[int] = field(default_factory=lambda: [0] * BIN_COUNT)
+    unknown: int = 0
+    high: int = 0
+    county_high: int = 0
+
+
+class _TractTally:
+    """The locations with census-tract scores: read only when a record has some."""
+
+    def __init__(self) -> None:
+        self.locations = self.other_release = 0
+        self.versions: Counter[str] = Counter()
+        self.county_versions: Counter[str] = Counter()
+        self.distributions = {peril_id: _TractDistribution() for peril_id in PERIL_IDS}
+        self._releases: dict[str | None, NriRelease | None] = {}  # a book has a handful of version texts
+        self._fields = [
+            (self.distributions[p], TRACT_PREFIX + score_field(p), TRACT_PREFIX + rating_field(p), rating_field(p))
+            for p in PERIL_IDS
+        ]
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.locations += 1
+        # "1.20.0" and "1.20.0 (December 2025)" are the same release: grouped and compared as releases.
+        release, county_release = self._release(record.get(TRACT_NRI_VERSION)), self._release(record.get(NRI_VERSION))
+        self.versions[release.label if release else UNKNOWN_VERSION] += 1
+        self.county_versions[county_release.label if county_release else UNKNOWN_VERSION] += 1
+        if release and county_release and not release.same_as(county_release):
+            self.other_release += 1
+        for tally, score_name, rating_name, county_rating_name in self._fields:
+            score = _score(record.get(score_name))
+            if score is None:
+                tally.unknown += 1
+            else:
+                tally.bins[_bin(score)] += 1
+            if record.get(rating_name) in HIGH_RATINGS:
+                tally.high += 1
+            if record.get(county_rating_name) in HIGH_RATINGS:
+                tally.county_high += 1
+
+    def _release(self, version: Any) -> NriRelease | None:
+        key = version if isinstance(version, str) else None
+        if key not in self._releases:
+            self._releases[key] = parse_release(key)
+        return self._releases[key]
+
+    def summary(self) -> TractSummary | None:
+        if not self.locations:
+            return None
+        return TractSummary(
+            locations=self.locations, by_version=dict(self.versions.most_common()),
+            county_versions=dict(self.county_versions.most_common()), other_release=self.other_release,
+            distributions=[
+                TractDistribution(peril=p, name=PERIL_NAMES[p], bins=list(t.bins), scored=sum(t.bins),
+                                  unknown=t.unknown, high=t.high, county_high=t.county_high)
+                for p, t in self.distributions.items()
+            ],
+        )
+
+
+def has_tract_scores(record: Mapping[str, Any]) -> bool:
+    # Called for every record: plain lookups, no generator.
+    get = record.get
+    return (
+        get(TRACT_NRI_VERSION) is not None or get("tract_Total_Score") is not None
+        or get("tract_risk_rating") is not None
+    )
 
 
 @dataclass(slots=True)
@@ -232,6 +342,7 @@ class PortfolioTally:
         ]
         self._sectors: Counter[str] = Counter()
         self._sector_ratings: dict[str, Counter[str]] = defaultdict(Counter)
+        self._tracts = _TractTally()
 
     def add(self, index: int, record: Mapping[str, Any]) -> None:
         self._rows += 1
@@ -264,6 +375,8 @@ class PortfolioTally:
                 tally.high += 1
             if value is not None:
                 value_sums[rating] = value_sums.get(rating, 0.0) + value
+        if has_tract_scores(record):
+            self._tracts.add(record)
         self._add_top(index, record)
         sector = self._sector(record)
         self._sectors[sector] += 1
@@ -318,6 +431,10 @@ class PortfolioTally:
             state=record.get("county_state"),
             score=score,
             rating=record.get(rating_field(self._peril)) or None,
+            nri_version=record.get(NRI_VERSION) or None,
+            tract_score=_score(record.get(TRACT_PREFIX + score_field(self._peril))),
+            tract_rating=record.get(TRACT_PREFIX + rating_field(self._peril)) or None,
+            tract_nri_version=record.get(TRACT_NRI_VERSION) or None,
         )
         entry = (score, -index, location)
         if len(self._top) < self._top_size:
@@ -377,7 +494,9 @@ class PortfolioTally:
                       ratings=dict(self._sector_ratings[sector].most_common()))
             for sector, count in sorted(self._sectors.items(), key=lambda item: (-item[1], item[0]))
         ]
-        return PortfolioSummary(headline, distributions, counties, value, self._peril, riskiest, sectors)
+        return PortfolioSummary(
+            headline, distributions, counties, value, self._peril, riskiest, sectors, self._tracts.summary()
+        )
 
     @property
     def sectors_seen(self) -> set[str]:

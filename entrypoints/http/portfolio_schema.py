@@ -68,6 +68,28 @@ class RiskyLocationBody(msgspec.Struct):
     state: str | None
     score: float
     rating: str | None
+    nri_version: str | None  # NRI release of the county's scores
+    tract_score: float | None  # the census tract's score for the same peril; null where unknown
+    tract_rating: str | None
+    tract_nri_version: str | None  # NRI release of the tract's scores (may differ from the county's)
+
+
+class TractDistributionBody(msgspec.Struct):
+    peril: str
+    name: str
+    bins: list[int]  # counts of known tract scores in 0-10 ... 90-100
+    scored: int
+    unknown: int  # locations with tract scores but none for this peril (never counted as 0)
+    high: int  # tract rated Relatively High or Very High
+    county_high: int  # the same locations, county rated Relatively High or Very High
+
+
+class TractSummaryBody(msgspec.Struct):
+    locations: int  # locations with census-tract scores
+    by_version: dict[str, int]  # tract NRI release -> locations
+    county_versions: dict[str, int]  # county NRI release of the same locations
+    other_release: int  # locations whose tract scores are from another NRI release than their county's
+    distributions: list[TractDistributionBody]
 
 
 class SectorMixBody(msgspec.Struct):
@@ -86,6 +108,7 @@ class PortfolioBody(msgspec.Struct):
     ranked_by: str
     riskiest: list[RiskyLocationBody]
     sectors: list[SectorMixBody]
+    tracts: TractSummaryBody | None  # null: no location has census-tract scores
     value_columns: list[str]  # the upload's own columns, any of which may be picked as the value
 
 
@@ -102,3 +125,4 @@ class _SummaryFields(msgspec.Struct):
     ranked_by: str
     riskiest: list[RiskyLocationBody]
     sectors: list[SectorMixBody]
+    tracts: TractSummaryBody | None

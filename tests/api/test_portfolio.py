@@ -3,11 +3,16 @@ a small real batch, the value column, the chosen peril, owner scoping and clear 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import msgspec
 from httpx import AsyncClient
 
+from application.ports.batch import ExportFile
 from entrypoints.container import Container
 from tests.api.test_detailed_export import _finished_export
 from tests.conftest import sign_up_and_log_in
+from tests.unit.test_portfolio import TRACT_BOOK, V119, V120
 
 
 async def test_the_summary_of_a_finished_batch(client: AsyncClient, container: Container) -> None:
@@ -43,6 +48,34 @@ async def test_the_summary_of_a_finished_batch(client: AsyncClient, container: C
 
     quake = await client.get(f"/api/exports/{name}/portfolio", params={"peril": "ERQK"}, headers=user["headers"])
     assert quake.json()["ranked_by"] == "ERQK" and quake.json()["value"] is None
+    # No census tract of this book is loaded: no tract summary, and no tract score invented in the top list.
+    assert body["tracts"] is None and all(r["tract_score"] is None for r in body["riskiest"])
+
+
+async def test_the_summary_carries_tract_scores_by_release_beside_the_countys(
+    client: AsyncClient, container: Container,
+) -> None:
+    ann = await sign_up_and_log_in(client, "tract-portfolio@example.com")
+    bob = await sign_up_and_log_in(client, "bob-tract-portfolio@example.com")
+    name = "tracts_export_20261125_120000_000001.csv"
+    detail = "".join(msgspec.json.encode(record).decode() + "\n" for record in TRACT_BOOK)
+    await container.batch_store().add_export(ExportFile(
+        id="tract-export", user_id=ann["uid"], name=name, content="address\n", exported_at=datetime.now(UTC),
+        detail=detail, detail_columns=("tiv",),
+    ))
+
+    answer = await client.get(f"/api/exports/{name}/portfolio", headers=ann["headers"])
+    assert answer.status_code == 200, answer.text
+    tracts = answer.json()["tracts"]
+    assert tracts["locations"] == 3 and tracts["by_version"] == {V119: 2, V120: 1}
+    assert tracts["county_versions"] == {V120: 3} and tracts["other_release"] == 2
+    composite = tracts["distributions"][0]
+    counts = (composite["peril"], composite["high"], composite["county_high"], composite["unknown"])
+    assert counts == ("composite", 1, 2, 1)
+    top = {r["row"]: r for r in answer.json()["riskiest"]}
+    assert (top[2]["tract_score"], top[2]["tract_nri_version"], top[2]["nri_version"]) == (99.0, V119, "1.20.0")
+    assert top[6]["tract_score"] is None
+    assert (await client.get(f"/api/exports/{name}/portfolio", headers=bob["headers"])).status_code == 404
 
 
 async def test_the_summary_is_owner_scoped_and_says_what_is_wrong(client: AsyncClient, container: Container) -> None:
@@ -68,6 +101,6 @@ async def test_the_summary_is_documented(client: AsyncClient) -> None:
     schema = (await client.get("/schema/openapi.json")).json()
     operation = schema["paths"]["/api/exports/{filename}/portfolio"]["get"]
     assert "PortfolioBody" in str(operation["responses"]["200"])
-    assert {"headline", "distributions", "counties", "riskiest", "sectors"} <= set(
+    assert {"headline", "distributions", "counties", "riskiest", "sectors", "tracts"} <= set(
         schema["components"]["schemas"]["PortfolioBody"]["properties"]
     )

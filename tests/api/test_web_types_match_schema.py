@@ -29,6 +29,8 @@ PAIRS = {
     "PortfolioValue": "ValueSummaryBody",
     "RiskyLocation": "RiskyLocationBody",
     "SectorMix": "SectorMixBody",
+    "TractSummary": "TractSummaryBody",
+    "TractDistribution": "TractDistributionBody",
 }
 # A feature's own requests keep their types beside them (STYLE §6).
 FEATURE_PAIRS = {

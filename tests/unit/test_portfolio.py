@@ -10,7 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.perils import HAZARDS
-from domain.portfolio import COMPOSITE, NO_OCCUPANTS, PortfolioTally, naics_sector, parse_value, summarise
+from domain.portfolio import (
+    COMPOSITE, NO_OCCUPANTS, RECORD_FIELDS, PortfolioTally, naics_sector, parse_value, summarise,
+)
 
 
 def record(
@@ -104,6 +106,75 @@ def test_occupancy_mix_by_the_main_occupants_sector_with_names() -> None:
     assert sectors["31-33"].locations == 1 and sectors["31-33"].name is None
     assert sectors[NO_OCCUPANTS].locations == 3 and sectors["72"].ratings == {"Very High": 1}
     assert naics_sector("445110") == "44-45" and naics_sector("N/A") is None
+
+
+V119, V120 = "1.19.0 (March 2023)", "1.20.0 (December 2025)"
+
+
+def with_tract(
+    fields: dict[str, Any], total: float | None, rating: str | None, version: str | None = V120,
+    county_version: str | None = "1.20.0", quake: float | None = None,
+) -> dict[str, Any]:
+    """The record with its census tract's scores beside the county's, as the detailed export writes them."""
+    tract: dict[str, Any] = {
+        "nri_version": county_version, "tract_nri_version": version,
+        "tract_Total_Score": total, "tract_risk_rating": rating,
+    }
+    for h in HAZARDS:
+        score = quake if h.code == "ERQK" else None
+        tract[f"tract_{h.code}_Score"] = score
+        tract[f"tract_{h.code}_Rating"] = "Very High" if score is not None and score >= 80 else None
+    return fields | tract
+
+
+TRACT_BOOK = [
+    with_tract(BOOK[0], 99.0, "Very High", version=V119, quake=99.5),  # county Very High too
+    with_tract(BOOK[1], 30.0, "Relatively Low", version=V119),  # county Very High, tract low
+    BOOK[2], BOOK[3],
+    # The same release written two ways; the tract composite unknown.
+    with_tract(BOOK[4], None, None, version=V120, county_version="1.20.0", quake=85.0),
+]
+
+
+def test_without_tract_records_there_is_no_tract_summary() -> None:
+    summary = summarise(BOOK)
+    assert summary.tracts is None
+    assert all(r.tract_score is None and r.tract_nri_version is None for r in summary.riskiest)
+
+
+def test_tract_scores_are_counted_by_release_beside_the_county_counts() -> None:
+    unknown_release = summarise([with_tract(BOOK[0], 50.0, None, version=None, county_version="1.20.0")]).tracts
+    assert unknown_release is not None and unknown_release.by_version == {"unknown": 1}
+    assert unknown_release.other_release == 0  # an unknown release is said as unknown, not guessed
+    summary = summarise(TRACT_BOOK)
+    tracts = summary.tracts
+    assert tracts is not None
+    assert tracts.locations == 3 and tracts.by_version == {V119: 2, V120: 1}
+    # Two locations' tract scores are v1.19 beside v1.20 county scores: said, never mixed silently.
+    assert tracts.county_versions == {V120: 3} and tracts.other_release == 2
+    composite = tracts.distributions[0]
+    assert composite.peril == COMPOSITE
+    # 99 and 30 known; the third tract's composite is unknown: left out, not a 0.
+    assert composite.bins == [0, 0, 0, 1, 0, 0, 0, 0, 0, 1] and composite.scored == 2 and composite.unknown == 1
+    assert composite.high == 1 and composite.county_high == 2
+    quake = next(d for d in tracts.distributions if d.peril == "ERQK")
+    assert (quake.scored, quake.unknown, quake.high, quake.county_high) == (2, 1, 2, 0)
+    # The county-level figures of the whole book are unchanged by the tract scores.
+    assert summary.distributions[0] == summarise(BOOK).distributions[0]
+
+
+def test_the_riskiest_show_the_tract_score_beside_the_countys_where_known() -> None:
+    top = {r.row: r for r in summarise(TRACT_BOOK).riskiest}
+    assert (top[2].score, top[2].tract_score, top[2].tract_rating) == (95.0, 99.0, "Very High")
+    assert (top[2].nri_version, top[2].tract_nri_version) == ("1.20.0", V119)
+    assert top[6].tract_score is None and top[6].tract_nri_version == V120  # unknown, not 0
+    by_quake = {r.row: r for r in summarise(TRACT_BOOK, peril="ERQK").riskiest}
+    assert by_quake[6].tract_score == 85.0 and by_quake[3].tract_score is None
+
+
+def test_the_summary_decodes_the_tract_fields_it_reads() -> None:
+    assert {"nri_version", "tract_nri_version", "tract_Total_Score", "tract_ERQK_Rating"} <= set(RECORD_FIELDS)
+    assert "tract" not in RECORD_FIELDS  # the nested record is skipped
 
 
 def test_an_unknown_peril_is_refused() -> None:

@@ -369,6 +369,29 @@ export interface RiskyLocation {
   state: string | null;
   score: number;
   rating: string | null;
+  nri_version: string | null; // release of the county's scores
+  tract_score: number | null; // the census tract's score for the same peril; null where unknown
+  tract_rating: string | null;
+  tract_nri_version: string | null;
+}
+
+/** One peril at census-tract level, over the locations with tract scores only. */
+export interface TractDistribution {
+  peril: string;
+  name: string;
+  bins: number[];
+  scored: number;
+  unknown: number;
+  high: number; // tract rated Relatively High or Very High
+  county_high: number; // the same locations, county rated Relatively High or Very High
+}
+
+export interface TractSummary {
+  locations: number;
+  by_version: Record<string, number>; // tract NRI release -> locations
+  county_versions: Record<string, number>; // county NRI release of the same locations
+  other_release: number; // locations whose tract and county scores are from different releases
+  distributions: TractDistribution[];
 }
 
 export interface SectorMix {
@@ -387,5 +410,6 @@ export interface PortfolioSummary {
   ranked_by: string;
   riskiest: RiskyLocation[];
   sectors: SectorMix[];
+  tracts: TractSummary | null; // null: no location has census-tract scores
   value_columns: string[];
 }

@@ -9,6 +9,7 @@ import { CountyTable } from './CountyTable';
 import { Histograms } from './Histograms';
 import { OccupancyMix } from './OccupancyMix';
 import { RiskiestTable } from './RiskiestTable';
+import { TractPanel } from './TractPanel';
 import { MATCH_LEVEL_NAMES, amount, count, mapUnits, orderedRatings, percent, ratingLabel } from './figures';
 import { usePortfolioQuery } from './portfolioApi';
 import { ScrollBox } from './ScrollBox';
@@ -117,6 +118,8 @@ function Summary({ data, filename, peril, onPeril, valueColumn, onValueColumn, m
         <h2 id="distribution-title" className="card-title">Scores across the book: {perilName}</h2>
         <Histograms distributions={data.distributions} peril={peril} rows={data.headline.rows} />
       </section>
+
+      {data.tracts && data.tracts.locations > 0 && <TractPanel tracts={data.tracts} rows={data.headline.rows} peril={peril} />}
 
       <section className="card" aria-labelledby="map-title">
         <h2 id="map-title" className="card-title">Where the locations are</h2>

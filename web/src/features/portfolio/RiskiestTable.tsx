@@ -1,6 +1,6 @@
 import { Link } from 'react-router-dom';
 import type { RiskyLocation } from '../../api/types';
-import { countyLabel, score } from './figures';
+import { countyLabel, sameRelease, score } from './figures';
 import { ScrollBox } from './ScrollBox';
 
 /** The export viewer's id of an address group (lib/exports/groups.ts: export:{file}:{index}). */
@@ -10,6 +10,8 @@ function resultLink(filename: string, index: number): string {
 
 export function RiskiestTable({ filename, riskiest, perilName }: { filename: string; riskiest: RiskyLocation[]; perilName: string }) {
   if (riskiest.length === 0) return <p className="muted">No location has a {perilName} score.</p>;
+  // The tract's score beside the county's, only when some of these locations have one.
+  const withTract = riskiest.some((location) => location.tract_score !== null);
   return (
     <ScrollBox label="Riskiest locations">
       <table className="table table-compact" aria-label={`The ${riskiest.length} riskiest locations by ${perilName}`}>
@@ -19,8 +21,9 @@ export function RiskiestTable({ filename, riskiest, perilName }: { filename: str
             <th scope="col">Row</th>
             <th scope="col">Address</th>
             <th scope="col">County</th>
-            <th scope="col">Score</th>
-            <th scope="col">Rating</th>
+            <th scope="col">{withTract ? 'County score' : 'Score'}</th>
+            <th scope="col">{withTract ? 'County rating' : 'Rating'}</th>
+            {withTract && <th scope="col">Census tract score</th>}
           </tr>
         </thead>
         <tbody>
@@ -32,10 +35,21 @@ export function RiskiestTable({ filename, riskiest, perilName }: { filename: str
               <td>{location.county_fips ? countyLabel({ ...location, county_fips: location.county_fips }) : "—"}</td>
               <td>{score(location.score)}</td>
               <td>{location.rating ?? 'N/A'}</td>
+              {withTract && <td>{tractCell(location)}</td>}
             </tr>
           ))}
         </tbody>
       </table>
     </ScrollBox>
   );
+}
+
+/** "61.5 Relatively High", with the tract's release when it is not the county's. */
+function tractCell(location: RiskyLocation): string {
+  if (location.tract_score === null) return 'N/A';
+  const rating = location.tract_rating ? ` ${location.tract_rating}` : '';
+  const release = sameRelease(location.tract_nri_version, location.nri_version)
+    ? ''
+    : ` (NRI ${location.tract_nri_version}; county NRI ${location.nri_version})`;
+  return `${score(location.tract_score)}${rating}${release}`;
 }

@@ -130,3 +130,16 @@ export function classColours(bounds: number[]): string[] {
   if (bounds.length === 1) return [CLASS_COLOURS[CLASS_COLOURS.length - 1]!];
   return bounds.map((_, i) => CLASS_COLOURS[Math.round((i * (CLASS_COLOURS.length - 1)) / (bounds.length - 1))]!);
 }
+
+/** "NRI 1.19.0 (March 2023): 2 · NRI 1.20.0 (December 2025): 1" from release -> locations. */
+export function releaseList(byVersion: Record<string, number>): string {
+  return Object.entries(byVersion)
+    .map(([version, n]) => `${version === 'unknown' ? 'unknown release' : `NRI ${version}`}: ${count(n)}`)
+    .join(' · ');
+}
+
+/** Whether two version texts name the same NRI release ("1.20.0" and "1.20.0 (December 2025)" do). */
+export function sameRelease(a: string | null, b: string | null): boolean {
+  if (!a || !b) return true; // an unknown release is shown as unknown, not flagged as another
+  return a.trim().split(/\s+/)[0] === b.trim().split(/\s+/)[0];
+}

@@ -14,6 +14,8 @@ function distribution(peril: string, name: string, bins: number[], unknown: numb
   return { peril, name, bins, scored: bins.reduce((a, b) => a + b, 0), unknown, high, ratings: {} };
 }
 
+const NO_TRACT = { nri_version: '1.20.0', tract_score: null, tract_rating: null, tract_nri_version: null };
+
 const SUMMARY: PortfolioSummary = {
   export: FILE,
   headline: { rows: 6, located: 5, located_by_match_level: { building: 2, zip_centroid: 3 }, low_confidence: 1,
@@ -33,14 +35,36 @@ const SUMMARY: PortfolioSummary = {
   value: null,
   ranked_by: 'composite',
   riskiest: [
-    { index: 0, row: 2, address: '701 5th Ave, Seattle, WA 98104', county_fips: '53033', county_name: 'King', state: 'WA', score: 99.7, rating: 'Very High' },
-    { index: 3, row: 5, address: '1 Pratt St, Hartford, CT 06103', county_fips: '09110', county_name: 'Capitol', state: 'CT', score: 80.1, rating: 'Relatively High' },
+    { index: 0, row: 2, address: '701 5th Ave, Seattle, WA 98104', county_fips: '53033', county_name: 'King', state: 'WA', score: 99.7, rating: 'Very High', ...NO_TRACT },
+    { index: 3, row: 5, address: '1 Pratt St, Hartford, CT 06103', county_fips: '09110', county_name: 'Capitol', state: 'CT', score: 80.1, rating: 'Relatively High', ...NO_TRACT },
   ],
   sectors: [
     { sector: 'none', name: null, locations: 4, ratings: { 'Very High': 1, 'no rating': 3 } },
     { sector: '52', name: 'Finance and Insurance', locations: 2, ratings: { 'Very High': 2 } },
   ],
+  tracts: null,
   value_columns: ['policy_no', 'tiv'],
+};
+
+const V119 = '1.19.0 (March 2023)';
+const V120 = '1.20.0 (December 2025)';
+// Seattle's tract scores are from v1.19 beside its v1.20 county scores; Hartford has none.
+const WITH_TRACTS: PortfolioSummary = {
+  ...SUMMARY,
+  riskiest: [
+    { ...SUMMARY.riskiest[0]!, tract_score: 61.5, tract_rating: 'Relatively High', tract_nri_version: V119 },
+    SUMMARY.riskiest[1]!,
+  ],
+  tracts: {
+    locations: 2,
+    by_version: { [V119]: 2 },
+    county_versions: { [V120]: 2 },
+    other_release: 2,
+    distributions: [
+      { peril: 'composite', name: 'Composite (all 18 perils)', bins: [0, 0, 0, 0, 0, 0, 1, 0, 0, 0], scored: 1, unknown: 1, high: 1, county_high: 2 },
+      { peril: 'ERQK', name: 'Earthquake', bins: [0, 0, 0, 0, 0, 0, 0, 0, 0, 2], scored: 2, unknown: 0, high: 2, county_high: 2 },
+    ],
+  },
 };
 
 function servePortfolio(seen: URL[] = []) {
@@ -109,6 +133,37 @@ describe('the portfolio page', { timeout: 30_000 }, () => {
       .toHaveAttribute('href', `/search-result/${encodeURIComponent(`export:${FILE}:0`)}`);
     const sectors = screen.getByRole('table', { name: /Locations by sector and/ });
     expect(within(sectors).getByRole('rowheader', { name: 'Finance and Insurance (52)' })).toBeInTheDocument();
+  });
+
+  it('shows no census-tract panel nor tract column when no location has tract scores', async () => {
+    servePortfolio();
+    renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    const riskiest = await screen.findByRole('table', { name: /riskiest locations/ }, { timeout: 10_000 });
+    expect(within(riskiest).queryByRole('columnheader', { name: /tract/i })).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Census tract scores' })).not.toBeInTheDocument();
+  });
+
+  it('shows the census-tract scores beside the county ones, each with its NRI release', async () => {
+    server.use(http.get('/api/exports/:name/portfolio', () => HttpResponse.json(WITH_TRACTS)));
+    renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    const panel = await screen.findByRole('region', { name: 'Census tract scores' }, { timeout: 10_000 });
+    expect(panel).toHaveTextContent('2 of 6 locations (33.3%) have census-tract scores');
+    expect(panel).toHaveTextContent(`Tract scores: NRI ${V119}: 2. County scores of the same locations: NRI ${V120}: 2.`);
+    // Releases are never mixed silently.
+    expect(within(panel).getByRole('status')).toHaveTextContent(
+      `2 location(s) have tract scores from another NRI release than their county scores (tract: ${V119}; county: ${V120})`);
+    expect(within(panel).getByTestId('tract-histogram')).toHaveTextContent(/1 with tract scores but none for this peril are left out, not counted as 0/);
+    const table = within(panel).getByRole('table', { name: /census tract and county/ });
+    expect(within(table).getByRole('columnheader', { name: `Tract rated high (NRI ${V119})` })).toBeInTheDocument();
+    expect(within(table).getByRole('columnheader', { name: `County rated high, same locations (NRI ${V120})` })).toBeInTheDocument();
+    const composite = within(table).getByRole('row', { name: /^Composite/ });
+    expect(within(composite).getAllByRole('cell').map((c) => c.textContent)).toEqual(['1', '2', '1']);
+
+    const riskiest = screen.getByRole('table', { name: /riskiest locations/ });
+    expect(within(riskiest).getByRole('columnheader', { name: 'County score' })).toBeInTheDocument();
+    const rows = within(riskiest).getAllByRole('row').slice(1);
+    expect(rows[0]).toHaveTextContent(`61.5 Relatively High (NRI ${V119}; county NRI 1.20.0)`);
+    expect(within(rows[1]!).getAllByRole('cell').at(-1)).toHaveTextContent('N/A'); // unknown, not 0
   });
 
   it('a county shows its tooltip when focused', async () => {
