@@ -36,6 +36,7 @@ from application.ports.batch import (
 )
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, JobChunks
 from application.ports.clock import Clock
+from application.ports.metrics import Metrics
 from application.ports.lookup import SearchStore, StoredSearch
 from application.ports.webhooks import BatchEndedListener, NoBatchEndedListener
 from application.search_quota import MonthlyCharge
@@ -98,12 +99,13 @@ class BatchService:
         worker_id: str = "local",
         slice_seconds: float = SLICE_SECONDS,
         ended: BatchEndedListener | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._store = store
         self._chunks = chunks
         self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers()
         self._runner = ChunkRunner(store, chunks, clock, queue, policy, worker_id, answers=self,
-                                   slice_seconds=slice_seconds)
+                                   slice_seconds=slice_seconds, metrics=metrics)
         self._ended = ended or NoBatchEndedListener()
         self._detailed_writer = detailed_writer
         self._allowance = allowance

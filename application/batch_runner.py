@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -24,6 +25,7 @@ from typing import Protocol
 from application.ports.batch import BatchJob, BatchStore, ExportFile, JobQueue
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, ClaimedChunk, JobChunks
 from application.ports.clock import Clock
+from application.ports.metrics import Metrics, NoMetrics
 from application.time_slices import TimeSlices
 from domain.batch_input import AddressRow, UploadError
 from domain.chunks import ChunkInput, rows_of, split_csv
@@ -61,7 +63,8 @@ class ChunkAnswers(Protocol):
 
 class ChunkRunner:
     def __init__(self, store: BatchStore, chunks: ChunkStore, clock: Clock, queue: Callable[[], JobQueue],
-                 policy: ChunkPolicy, worker_id: str, answers: ChunkAnswers, slice_seconds: float) -> None:
+                 policy: ChunkPolicy, worker_id: str, answers: ChunkAnswers, slice_seconds: float,
+                 metrics: Metrics | None = None) -> None:
         self._store = store
         self._chunks = chunks
         self._clock = clock
@@ -70,6 +73,7 @@ class ChunkRunner:
         self._owner = worker_id
         self._answers = answers
         self._slice_seconds = slice_seconds
+        self._metrics = metrics or NoMetrics()
 
     # --- a job's task: split it ------------------------------------------------------------
 
@@ -119,16 +123,25 @@ class ChunkRunner:
         return ended
 
     async def _run(self, chunk: ClaimedChunk) -> BatchJob | None:
+        started = time.monotonic()
+        self._metrics.chunk_started()
+
+        def ended(outcome: str) -> None:
+            self._metrics.chunk_ended(time.monotonic() - started, chunk.plan.row_count, outcome)
+
         try:
             async with self._holding(lambda until: self._chunks.renew(chunk, until)):
                 result = await self._answers.answer_rows(
                     chunk.job_id, rows_of(chunk.text, chunk.line_offset), TimeSlices(self._slice_seconds)
                 )
         except Exception as error:  # noqa: BLE001 - a chunk's failure is recorded; the worker goes on
+            ended("failed")
             log.exception("batch chunk failed", extra={"job_id": chunk.job_id, "chunk": chunk.plan.index})
             return await self._after_failure(chunk, f"{type(error).__name__}: {error}"[:300])
         if await self._chunks.complete(chunk, result, self._clock.now()):
+            ended("done")
             return await self.finish_if_ended(chunk.job_id)
+        ended("lost")
         log.warning("batch chunk lost its lease; its result was dropped",
                     extra={"job_id": chunk.job_id, "chunk": chunk.plan.index})
         return None

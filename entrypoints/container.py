@@ -395,7 +395,7 @@ class Container(containers.DeclarativeContainer):
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
         allowance=batch_allowance, detailed_writer=providers.Singleton(DetailedExportFiles),
         chunks=chunk_store, policy=chunk_policy, worker_id=providers.Callable(worker_identity),
-        ended=batch_ended_listener,
+        ended=batch_ended_listener, metrics=metrics,
     )
     # The public API's batches (/api/v1/search/batch) on the same jobs, charged to the daily plan.
     api_batches = providers.Singleton(

@@ -19,6 +19,13 @@ BATCH_ROWS = Counter("perilscope_batch_rows_processed", "Batch rows whose answer
 # 'livesum': with several processes, the sum over the live ones.
 JOBS_WAITING = Gauge("perilscope_batch_jobs_waiting", "Batch jobs queued in this server, not yet running.",
                      multiprocess_mode="livesum")
+# A chunk is a few thousand rows: seconds on the embedded data, minutes with slow providers.
+CHUNK_SECONDS = Histogram(
+    "perilscope_batch_chunk_seconds", "Time to answer one batch chunk, by how it ended.", ["outcome"],
+    buckets=(0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0),
+)
+CHUNKS_IN_FLIGHT = Gauge("perilscope_batch_chunks_in_flight", "Batch chunks being answered now.",
+                         multiprocess_mode="livesum")
 JOBS_RUNNING = Gauge("perilscope_batch_jobs_running", "Batch jobs running in this server.",
                      multiprocess_mode="livesum")
 
@@ -27,9 +34,15 @@ class PrometheusMetrics:
     def lookup_answered(self, seconds: float, source: str, located: bool) -> None:
         LOOKUP_SECONDS.labels(source=source, located="yes" if located else "no").observe(seconds)
 
-    def batch_rows_processed(self, rows: int) -> None:
-        BATCH_ROWS.inc(rows)
-
     def job_queue_changed(self, waiting: int, running: int) -> None:
         JOBS_WAITING.set(waiting)
         JOBS_RUNNING.set(running)
+
+    def chunk_started(self) -> None:
+        CHUNKS_IN_FLIGHT.inc()
+
+    def chunk_ended(self, seconds: float, rows: int, outcome: str) -> None:
+        CHUNKS_IN_FLIGHT.dec()
+        CHUNK_SECONDS.labels(outcome=outcome).observe(seconds)
+        if outcome == "done":
+            BATCH_ROWS.inc(rows)

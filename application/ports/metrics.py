@@ -12,12 +12,17 @@ class Metrics(Protocol):
         API) or 'batch' (a row of a batch job)."""
         ...
 
-    def batch_rows_processed(self, rows: int) -> None:
-        """Rows of batch jobs whose answers are stored (counted once, when their result is kept)."""
-        ...
-
     def job_queue_changed(self, waiting: int, running: int) -> None:
         """This process's batch jobs queued and running (the in-process queue)."""
+        ...
+
+    def chunk_started(self) -> None:
+        """A batch chunk is being answered in this process (chunks in flight go up by one)."""
+        ...
+
+    def chunk_ended(self, seconds: float, rows: int, outcome: str) -> None:
+        """A chunk this process worked on ended: 'done' (its result kept), 'lost' (its lease
+        passed to another worker: result dropped) or 'failed' (the attempt raised)."""
         ...
 
 
@@ -27,8 +32,11 @@ class NoMetrics:
     def lookup_answered(self, seconds: float, source: str, located: bool) -> None:
         return None
 
-    def batch_rows_processed(self, rows: int) -> None:
+    def job_queue_changed(self, waiting: int, running: int) -> None:
         return None
 
-    def job_queue_changed(self, waiting: int, running: int) -> None:
+    def chunk_started(self) -> None:
+        return None
+
+    def chunk_ended(self, seconds: float, rows: int, outcome: str) -> None:
         return None

@@ -12,6 +12,7 @@ from httpx import AsyncClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from entrypoints.container import Container
+from tests.api.test_batch import _run_batch
 from tests.conftest import sign_up_and_log_in
 
 TOKEN = secrets.token_urlsafe(32)
@@ -80,3 +81,16 @@ async def test_lookups_are_timed_by_the_application(metrics_on: Container, clien
     assert after[key] == before + 1
     assert ("perilscope_batch_jobs_running", frozenset()) in after
 
+
+
+async def test_batch_chunks_are_timed_and_their_rows_counted(metrics_on: Container, client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "metrics-batch@example.com")
+    done = ("perilscope_batch_chunk_seconds_count", frozenset({"outcome": "done"}.items()))
+    rows = ("perilscope_batch_rows_processed_total", frozenset())
+    before = await scrape(client)
+    job = await _run_batch(client, metrics_on, user["headers"])
+    assert job["status"] == "done", job
+    after = await scrape(client)
+    assert after[done] == before.get(done, 0.0) + 1  # three rows: one chunk
+    assert after[rows] == before.get(rows, 0.0) + 3
+    assert after[("perilscope_batch_chunks_in_flight", frozenset())] == 0

@@ -12,7 +12,6 @@ class RecordedMetrics:
         self.queue: list[tuple[int, int]] = []
 
     def lookup_answered(self, seconds: float, source: str, located: bool) -> None: ...
-    def batch_rows_processed(self, rows: int) -> None: ...
 
     def job_queue_changed(self, waiting: int, running: int) -> None:
         self.queue.append((waiting, running))
