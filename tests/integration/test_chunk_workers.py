@@ -24,8 +24,11 @@ from adapters.db.batch_tables import BatchChunkRow, ExportFileRow
 from application.ports.accounts import AccessClaims
 from domain.accounts import Role
 from entrypoints.container import Container, build_container
-from tests.conftest import STRONG_PASSWORD, settings_for_tests
+from tests.conftest import STRONG_PASSWORD, _unavailable, settings_for_tests
 from tests.integration.test_taskiq_worker import REDIS_URL, ROOT, _redis_up
+
+# Workers on many machines share PostgreSQL; the embedded default (SQLite) runs jobs in process.
+pytestmark = pytest.mark.parametrize("migrated_database_url", ["postgresql"], indirect=True)
 
 ROWS, CHUNK_ROWS = 12_000, 400  # 30 chunks: long enough to share and to kill a worker in
 LEASE_SECONDS, SWEEP_SECONDS = 3, 1  # short, so a dead worker's chunk comes back within seconds
@@ -117,10 +120,8 @@ class Cluster:
 
 @pytest.fixture
 async def cluster(migrated_database_url: str, tmp_path: Path) -> AsyncIterator[Cluster]:
-    if not migrated_database_url.startswith("postgresql"):
-        pytest.skip("workers on many machines share PostgreSQL; the embedded default runs jobs in process")
     if not _redis_up():
-        pytest.skip("Redis at 127.0.0.1:6379 is unavailable")
+        _unavailable("Redis at 127.0.0.1:6379 is unavailable")
     queue_name = f"perilscope:test:{uuid.uuid4().hex[:8]}"  # no other worker can take this run's tasks
     env = {**os.environ, "DATABASE_URL": migrated_database_url, "PERILSCOPE_ENV": "test",
            "PERILSCOPE_JOB_QUEUE": "taskiq", "REDIS_URL": REDIS_URL, "PERILSCOPE_JOB_QUEUE_NAME": queue_name,
