@@ -7,6 +7,8 @@ import contextlib
 import logging
 import random
 
+from application.errors import ServiceBusy
+
 log = logging.getLogger("perilscope.housekeeping")
 
 
@@ -39,6 +41,8 @@ class Periodic:
         while True:
             try:
                 await self.round()
+            except ServiceBusy:  # the database is busy with requests and jobs: they come first
+                log.warning("%s skipped a round: the database is busy", self.name)
             except Exception:  # the next round tries again; the process keeps going
                 log.exception("%s failed", self.name)
             await asyncio.sleep(self._every * random.uniform(1 - self._jitter, 1 + self._jitter))  # noqa: S311
