@@ -13,7 +13,7 @@ import re
 import uuid
 
 import msgspec
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
@@ -22,7 +22,9 @@ from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
+from application.portfolio_tally import RecordTally, encode_summary
 from application.repeat_answers import RepeatAnswers
+from application.result_files import delete_files, export_bytes, export_keys, primed, stored_bytes, write_bytes
 from application.ports.accounts import AccessClaims
 from application.ports.batch import (
     CLIENT,
@@ -36,6 +38,7 @@ from application.ports.batch import (
 )
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, JobChunks
 from application.ports.clock import Clock
+from application.ports.files import FileStore, whole_lines
 from application.ports.metrics import Metrics
 from application.ports.lookup import SearchStore, StoredSearch
 from application.ports.webhooks import BatchEndedListener, NoBatchEndedListener
@@ -95,6 +98,7 @@ class BatchService:
         allowance: BatchAllowance,
         detailed_writer: DetailedExportWriter,
         chunks: ChunkStore,
+        files: FileStore,
         policy: ChunkPolicy = ChunkPolicy(),
         worker_id: str = "local",
         slice_seconds: float = SLICE_SECONDS,
@@ -103,8 +107,9 @@ class BatchService:
     ) -> None:
         self._store = store
         self._chunks = chunks
-        self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers()
-        self._runner = ChunkRunner(store, chunks, clock, queue, policy, worker_id, answers=self,
+        self._files = files
+        self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers(size_of=_answer_bytes)
+        self._runner = ChunkRunner(store, chunks, files, clock, queue, policy, worker_id, answers=self,
                                    slice_seconds=slice_seconds, metrics=metrics)
         self._ended = ended or NoBatchEndedListener()
         self._detailed_writer = detailed_writer
@@ -280,20 +285,39 @@ class BatchService:
         return ChunkResult("".join(lines), "".join(details), user_columns, rows_failed=len(lines), error=reason)
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
-        """The export from the chunks' results, in input order, read one chunk at a time."""
+        """The export's files from the chunks' results, in input order, streamed: memory holds one
+        read buffer, whatever the export's size. The default portfolio summary is tallied from the
+        detailed records as they pass, and stored beside them."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
-        lines, details = [export_header()], []
+        now = self._clock.now()
+        export_id = str(uuid.uuid4())
+        keys = export_keys(job.user_id, export_id)
+        summary = RecordTally()
         user_columns: tuple[str, ...] = ()
         expected_row = 0
-        async for output in results:
-            expected_row = next_row_after(output.plan, expected_row)
-            user_columns = user_columns or output.detail_columns
-            lines.append(output.lines)
-            details.append(output.detail)
-        now = self._clock.now()
-        return ExportFile(id=str(uuid.uuid4()), user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
-                          content="".join(lines), exported_at=now, job_id=job.id, detail="".join(details),
-                          detail_columns=user_columns)
+        size = 0
+        async with self._files.open_writer(keys.csv) as lines, self._files.open_writer(keys.detail) as detail:
+            header = export_header().encode()
+            await lines.write(header)
+            size += len(header)
+            async for output in results:
+                expected_row = next_row_after(output.plan, expected_row)
+                user_columns = user_columns or output.detail_columns
+                async for piece in stored_bytes(self._files, output.lines_key, output.legacy_lines):
+                    await lines.write(piece)
+                    size += len(piece)
+                async for block in whole_lines(stored_bytes(self._files, output.detail_key, output.legacy_detail)):
+                    await detail.write(block)
+                    size += len(block)
+                    await summary.add(block)
+        try:
+            await write_bytes(self._files, keys.summary, encode_summary(summary.tally.summary()))
+        except BaseException:
+            await delete_files(self._files, [keys.csv, keys.detail])
+            raise
+        return ExportFile(id=export_id, user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
+                          exported_at=now, job_id=job.id, csv_key=keys.csv, detail_key=keys.detail,
+                          summary_key=keys.summary, size_bytes=size, detail_columns=user_columns)
 
     async def job_chunks(self, caller: AccessClaims, job_id: str) -> JobChunks | None:
         """Where the caller's job's chunks are (None for a job not split yet)."""
@@ -351,9 +375,16 @@ class BatchService:
         """Store results (as `search_now` returns them) as an export in the caller's history. The
         rows are the caller's, not checked against any search: the export is marked client-supplied."""
         now = self._clock.now()
-        export = ExportFile(id=str(uuid.uuid4()), user_id=caller.user_id, name=_export_name(CLIENT_SUPPLIED_NAME, now),
-                            content=to_csv(export_rows(results)), exported_at=now, source=CLIENT)
-        await self._store.add_export(export)
+        export_id = str(uuid.uuid4())
+        key = export_keys(caller.user_id, export_id).csv
+        size = await write_bytes(self._files, key, to_csv(export_rows(results)).encode())
+        export = ExportFile(id=export_id, user_id=caller.user_id, name=_export_name(CLIENT_SUPPLIED_NAME, now),
+                            exported_at=now, source=CLIENT, csv_key=key, size_bytes=size)
+        try:
+            await self._store.add_export(export)
+        except BaseException:
+            await delete_files(self._files, export.keys)
+            raise
         return export
 
     # --- exports ------------------------------------------------------------------------
@@ -364,6 +395,14 @@ class BatchService:
     async def export(self, caller: AccessClaims, name: str) -> ExportFile:
         return await self._export_of(caller.user_id, name)
 
+    async def export_csv(self, caller: AccessClaims, name: str) -> tuple[ExportFile, AsyncIterator[bytes]]:
+        """The caller's export and its CSV, streamed from the store."""
+        export = await self._export_of(caller.user_id, name)
+        pieces = await export_bytes(self._files, self._store, export, detailed=False)
+        if pieces is None:
+            raise NotFound("Export not found")
+        return export, await primed(pieces)
+
     async def _export_of(self, user_id: str, name: str) -> ExportFile:
         export = await self._store.export(user_id, name) if valid_export_name(name) else None
         if export is None:
@@ -371,8 +410,10 @@ class BatchService:
         return export
 
     async def delete_export(self, caller: AccessClaims, name: str) -> None:
-        if not (valid_export_name(name) and await self._store.delete_export(caller.user_id, name)):
+        deleted = await self._store.delete_export(caller.user_id, name) if valid_export_name(name) else None
+        if deleted is None:
             raise NotFound("Export not found")
+        await delete_files(self._files, deleted.keys)
 
     async def purge_uploads(self) -> int:
         """Retention: free the uploads no job needs any more (their exports stay)."""
@@ -385,15 +426,15 @@ class BatchService:
         return await self.detailed_export_of(caller.user_id, name, fmt)
 
     async def detailed_export_of(self, user_id: str, name: str, fmt: str) -> tuple[ExportFile, WrittenFile]:
-        """The user's detailed export as a file of that format, or NotFound saying why there is none."""
+        """The user's detailed export as a file of that format, streamed from its stored records
+        (XLSX is built first, in a temporary file), or NotFound saying why there is none."""
         export = await self._export_of(user_id, name)
-        detail = await self._store.export_detail(user_id, export.name)
-        if detail is None:
+        records = await export_bytes(self._files, self._store, export, detailed=True)
+        if records is None:
             raise NotFound(NO_DETAIL)
         stem = f"{export.name.rsplit('.', 1)[0]}_detailed"
-        # Building a large XLSX takes seconds of CPU: off the event loop.
-        written = await asyncio.to_thread(self._detailed_writer.write, detail, list(export.detail_columns), fmt, stem)
-        return export, written
+        written = self._detailed_writer.write(records, list(export.detail_columns), fmt, stem)
+        return export, replace(written, chunks=await primed(written.chunks))
 
     def eta_seconds(self, job: BatchJob) -> int | None:
         return eta_seconds(job, self._clock.now())
@@ -416,6 +457,10 @@ class BatchService:
             if ended := await self._runner.split(job_id, resend=True):
                 await self._job_ended(ended)
         return job_ids
+
+
+def _answer_bytes(answer: tuple[str, bytes]) -> int:
+    return len(answer[0]) + len(answer[1])
 
 
 def _answer_texts(result: LookupResult) -> tuple[str, bytes]:

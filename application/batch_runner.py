@@ -5,11 +5,14 @@ export assembled once when the last chunk has ended.
   so a lost or duplicated task costs nothing and a small job is served between a big job's chunks.
 - A worker holds a chunk by a lease it renews while it works; a worker that dies (kill -9) stops
   renewing, and the sweeper, run periodically in every worker and server, queues the chunk again.
-- A chunk's result and the job's progress are written together, only by the claimant still holding
-  the chunk, so no row is counted or written twice and progress never goes backwards.
+- A chunk's result is written as files of its own claim (application/result_files.py); the chunk's
+  row then records them, with the job's progress, only while the claimant still holds the chunk,
+  so no row is counted or exported twice and progress never goes backwards. A claimant that lost
+  its lease deletes its files: a stale claimant's result never reaches the export.
 - A chunk that keeps failing is given up after `max_attempts` claims: its rows are written as
   failed, with the reason, and the job finishes with the others.
-- When every chunk has ended, one process takes the job's finishing turn and writes the one export."""
+- When every chunk has ended, one process takes the job's finishing turn and writes the one export,
+  streamed from the chunks' files; once it is stored, the chunks' files are deleted."""
 
 from __future__ import annotations
 
@@ -23,9 +26,11 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from application.ports.batch import BatchJob, BatchStore, ExportFile, JobQueue
-from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, ClaimedChunk, JobChunks
+from application.ports.chunks import ChunkFiles, ChunkOutput, ChunkResult, ChunkStore, ClaimedChunk, JobChunks
 from application.ports.clock import Clock
+from application.ports.files import FileStore
 from application.ports.metrics import Metrics, NoMetrics
+from application.result_files import delete_files, write_chunk
 from application.time_slices import TimeSlices
 from domain.batch_input import AddressRow, UploadError
 from domain.chunks import ChunkInput, rows_of, split_csv
@@ -62,11 +67,12 @@ class ChunkAnswers(Protocol):
 
 
 class ChunkRunner:
-    def __init__(self, store: BatchStore, chunks: ChunkStore, clock: Clock, queue: Callable[[], JobQueue],
-                 policy: ChunkPolicy, worker_id: str, answers: ChunkAnswers, slice_seconds: float,
-                 metrics: Metrics | None = None) -> None:
+    def __init__(self, store: BatchStore, chunks: ChunkStore, files: FileStore, clock: Clock,
+                 queue: Callable[[], JobQueue], policy: ChunkPolicy, worker_id: str, answers: ChunkAnswers,
+                 slice_seconds: float, metrics: Metrics | None = None) -> None:
         self._store = store
         self._chunks = chunks
+        self._files = files
         self._clock = clock
         self._queue = queue
         self._policy = policy
@@ -134,11 +140,12 @@ class ChunkRunner:
                 result = await self._answers.answer_rows(
                     chunk.job_id, rows_of(chunk.text, chunk.line_offset), TimeSlices(self._slice_seconds)
                 )
+                written = await write_chunk(self._files, chunk, result)
         except Exception as error:  # noqa: BLE001 - a chunk's failure is recorded; the worker goes on
             ended("failed")
             log.exception("batch chunk failed", extra={"job_id": chunk.job_id, "chunk": chunk.plan.index})
             return await self._after_failure(chunk, f"{type(error).__name__}: {error}"[:300])
-        if await self._chunks.complete(chunk, result, self._clock.now()):
+        if await self._complete(chunk, result, written):
             ended("done")
             return await self.finish_if_ended(chunk.job_id)
         ended("lost")
@@ -155,9 +162,17 @@ class ChunkRunner:
 
     async def _give_up(self, chunk: ClaimedChunk, reason: str) -> BatchJob | None:
         result = self._answers.failed_rows(rows_of(chunk.text, chunk.line_offset), reason)
-        if await self._chunks.complete(chunk, result, self._clock.now()):
+        if await self._complete(chunk, result, await write_chunk(self._files, chunk, result)):
             return await self.finish_if_ended(chunk.job_id)
         return None
+
+    async def _complete(self, chunk: ClaimedChunk, result: ChunkResult, written: ChunkFiles) -> bool:
+        """Record the claim's files as the chunk's result, if the claim still holds the chunk;
+        else they are nobody's: deleted (the winner's files have other keys)."""
+        if await self._chunks.complete(chunk, written, self._clock.now()):
+            return True
+        await delete_files(self._files, written.keys)
+        return False
 
     # --- the sweeper -----------------------------------------------------------------------
 
@@ -192,14 +207,23 @@ class ChunkRunner:
         job = await self._store.job(None, job_id)
         if job is None:
             return None
+        chunk_files: list[str] = []
+
+        async def results() -> AsyncIterator[ChunkOutput]:
+            async for output in self._chunks.results(job_id):
+                chunk_files.extend(output.keys)
+                yield output
+
         try:
             async with self._holding(lambda until: self._chunks.renew_finishing(job_id, self._owner, until)):
-                export = await self._answers.assemble(job, self._chunks.results(job_id))
+                export = await self._answers.assemble(job, results())
         except Exception as error:  # noqa: BLE001 - recorded on the job
             log.exception("batch export failed", extra={"job_id": job_id})
             return await self._fail(job_id, f"Batch processing failed: {type(error).__name__}")
         if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
-            return None  # another process took the turn over meanwhile and finishes it
+            await delete_files(self._files, export.keys)  # another process took the turn over and finishes it
+            return None
+        await delete_files(self._files, chunk_files)  # the export holds their rows now
         return await self._store.job(None, job_id)
 
     async def _fail(self, job_id: str, error: str) -> BatchJob | None:

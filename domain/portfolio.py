@@ -15,7 +15,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.nri_release import NriRelease, parse_release
@@ -453,7 +453,6 @@ class PortfolioTally:
         return NO_OCCUPANTS
 
     def summary(self, sector_names: Mapping[str, str] | None = None) -> PortfolioSummary:
-        names = sector_names or {}
         located = sum(self._match_levels.values())
         headline = Headline(
             rows=self._rows,
@@ -490,17 +489,29 @@ class PortfolioTally:
             )
         riskiest = [location for _, _, location in sorted(self._top, key=lambda e: (-e[0], -e[1]))]
         sectors = [
-            SectorMix(sector=sector, name=names.get(sector), locations=count,
+            SectorMix(sector=sector, name=None, locations=count,
                       ratings=dict(self._sector_ratings[sector].most_common()))
             for sector, count in sorted(self._sectors.items(), key=lambda item: (-item[1], item[0]))
         ]
-        return PortfolioSummary(
+        summary = PortfolioSummary(
             headline, distributions, counties, value, self._peril, riskiest, sectors, self._tracts.summary()
         )
+        return with_sector_names(summary, sector_names or {})
 
     @property
     def sectors_seen(self) -> set[str]:
         return {sector for sector in self._sectors if sector != NO_OCCUPANTS}
+
+
+def sectors_seen(summary: PortfolioSummary) -> set[str]:
+    return {mix.sector for mix in summary.sectors if mix.sector != NO_OCCUPANTS}
+
+
+def with_sector_names(summary: PortfolioSummary, sector_names: Mapping[str, str]) -> PortfolioSummary:
+    """The summary with its sectors named (a stored summary is kept without names: they come from
+    the NAICS table when it is read)."""
+    sectors = [replace(mix, name=sector_names.get(mix.sector)) for mix in summary.sectors]
+    return replace(summary, sectors=sectors)
 
 
 def _first_line(text: Any) -> str:

@@ -394,7 +394,7 @@ class Container(containers.DeclarativeContainer):
     batch = providers.Singleton(
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
         allowance=batch_allowance, detailed_writer=providers.Singleton(DetailedExportFiles),
-        chunks=chunk_store, policy=chunk_policy, worker_id=providers.Callable(worker_identity),
+        chunks=chunk_store, files=file_store, policy=chunk_policy, worker_id=providers.Callable(worker_identity),
         ended=batch_ended_listener, metrics=metrics,
     )
     # The public API's batches (/api/v1/search/batch) on the same jobs, charged to the daily plan.
@@ -410,7 +410,7 @@ class Container(containers.DeclarativeContainer):
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)
-    portfolios = providers.Singleton(PortfolioService, store=batch_store, naics=naics_table)
+    portfolios = providers.Singleton(PortfolioService, store=batch_store, files=file_store, naics=naics_table)
 
 
 def build_container(settings: Settings | None = None) -> Container:

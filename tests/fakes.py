@@ -20,7 +20,8 @@ from domain.perils import PerilScores
 from application.ports.accounts import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from application.ports.batch import BatchJob, ExportFile, UploadedFile
 from application.batch_runner import ChunkPolicy
-from application.ports.chunks import ChunkOutput, ChunkResult, ClaimedChunk, FailedInput, JobChunks
+from application.ports.chunks import ChunkFiles, ChunkOutput, ClaimedChunk, FailedInput, JobChunks
+from tests.fake_files import InMemoryFileStore
 from domain.chunks import ChunkInput, ChunkPlan
 from collections.abc import AsyncIterator, Iterable
 from application.ports.webhooks import BatchEndedListener
@@ -556,18 +557,16 @@ class InMemoryBatchStore:
         return next((e for e in self.exports_stored if e.user_id == user_id and e.name == name), None)
 
     async def export(self, user_id: str, name: str) -> ExportFile | None:
-        export = self._stored_export(user_id, name)
-        return replace(export, detail=None) if export else None
+        return self._stored_export(user_id, name)
 
-    async def export_detail(self, user_id: str, name: str) -> str | None:
-        export = self._stored_export(user_id, name)
-        return export.detail if export else None
+    async def legacy_text(self, user_id: str, name: str, detailed: bool) -> str | None:
+        return None  # every export here is stored as files
 
-    async def delete_export(self, user_id: str, name: str) -> bool:
+    async def delete_export(self, user_id: str, name: str) -> ExportFile | None:
         export = self._stored_export(user_id, name)
         if export is not None:
             self.exports_stored.remove(export)
-        return export is not None
+        return export
 
 
 class RecordingJobQueue:
@@ -596,7 +595,7 @@ class _StoredChunk:
     attempts: int = 0
     lease_owner: str | None = None
     lease_expires_at: datetime | None = None
-    result: ChunkResult | None = None
+    result: ChunkFiles | None = None
     error: str | None = None
     finished_at: datetime | None = None
 
@@ -661,7 +660,7 @@ class InMemoryChunkStore:
         held.lease_expires_at = lease_until
         return True
 
-    async def complete(self, chunk: ClaimedChunk, result: ChunkResult, now: datetime) -> bool:
+    async def complete(self, chunk: ClaimedChunk, result: ChunkFiles, now: datetime) -> bool:
         if (held := self._held(chunk)) is None:
             return False
         held.status, held.result, held.error = ("failed" if result.failed else "done"), result, result.error
@@ -721,7 +720,7 @@ class InMemoryChunkStore:
     async def results(self, job_id: str) -> AsyncIterator[ChunkOutput]:
         for chunk in self.chunks[job_id]:
             result = chunk.result
-            yield ChunkOutput(chunk.plan, result.lines, result.detail, result.detail_columns)
+            yield ChunkOutput(chunk.plan, result.lines_key, result.detail_key, result.detail_columns)
 
     async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
         if self._jobs.jobs[job_id].status != "running" or self._finisher.get(job_id, ("",))[0] != owner:
@@ -776,6 +775,11 @@ class BatchWorld:
     queue: RecordingJobQueue
     rows: InMemoryBatchRowLedger
     chunks: InMemoryChunkStore
+    files: InMemoryFileStore
+
+    def export_text(self, export: ExportFile, detailed: bool = False) -> str:
+        """The stored CSV (or detailed JSON Lines) of an export."""
+        return self.files.text(export.detail_key if detailed else export.csv_key)
 
     async def run(self, job_id: str) -> None:
         """The job's task, then every chunk task it and its chunks send, as a worker would."""
@@ -804,8 +808,8 @@ def in_memory_batch(
     )
     from adapters.exports.detailed_writers import DetailedExportFiles
 
-    chunks = InMemoryChunkStore(store)
+    chunks, files = InMemoryChunkStore(store), InMemoryFileStore()
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
                            queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles(),
-                           chunks=chunks, policy=policy, worker_id="test-worker:1", ended=ended)
-    return BatchWorld(service, lookup, store, queue, rows, chunks)
+                           chunks=chunks, files=files, policy=policy, worker_id="test-worker:1", ended=ended)
+    return BatchWorld(service, lookup, store, queue, rows, chunks, files)

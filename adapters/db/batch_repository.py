@@ -127,13 +127,14 @@ class SqlBatchStore:
     async def add_export(self, export: ExportFile) -> None:
         await self._write(insert_export(export, None))
 
-    async def delete_export(self, user_id: str, name: str) -> bool:
+    async def delete_export(self, user_id: str, name: str) -> ExportFile | None:
         async with self._writer.session() as session:
-            result = await session.execute(
+            row = (await session.execute(
                 delete(ExportFileRow).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
-            )
+                .returning(*_EXPORT_COLUMNS)
+            )).first()
             await session.commit()
-        return result.rowcount > 0
+        return _export(row) if row else None
 
     async def fail(self, job_id: str, error: str, at: datetime) -> None:
         await self._write(
@@ -144,42 +145,49 @@ class SqlBatchStore:
         async with self._sessions() as session:
             rows = (
                 await session.execute(
-                    select(ExportFileRow.id, ExportFileRow.name, ExportFileRow.exported_at, ExportFileRow.job_id,
-                           ExportFileRow.source)
-                    .where(ExportFileRow.user_id == user_id)
+                    select(*_EXPORT_COLUMNS).where(ExportFileRow.user_id == user_id)
                     .order_by(ExportFileRow.exported_at.desc())
                 )
             ).all()
-        return [
-            ExportFile(id=r.id, user_id=user_id, name=r.name, content="", exported_at=r.exported_at, job_id=r.job_id,
-                       source=r.source)
-            for r in rows
-        ]
+        return [_export(row) for row in rows]
 
     async def export(self, user_id: str, name: str) -> ExportFile | None:
         async with self._sessions() as session:
-            row = await session.scalar(
-                select(ExportFileRow).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
-            )
-        if row is None:
-            return None
-        return ExportFile(
-            row.id, row.user_id, row.name, row.content, row.exported_at, row.job_id, row.source,
-            detail=None, detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
-        )
+            row = (await session.execute(
+                select(*_EXPORT_COLUMNS).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
+            )).first()
+        return _export(row) if row else None
 
-    async def export_detail(self, user_id: str, name: str) -> str | None:
+    async def legacy_text(self, user_id: str, name: str, detailed: bool) -> str | None:
+        column = ExportFileRow.detail if detailed else ExportFileRow.content
         async with self._sessions() as session:
             return await session.scalar(
-                select(ExportFileRow.detail).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
+                select(column).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name,
+                                     ExportFileRow.csv_key.is_(None))
             )
+
+
+_EXPORT_COLUMNS = (
+    ExportFileRow.id, ExportFileRow.user_id, ExportFileRow.name, ExportFileRow.exported_at, ExportFileRow.job_id,
+    ExportFileRow.source, ExportFileRow.csv_key, ExportFileRow.detail_key, ExportFileRow.summary_key,
+    ExportFileRow.size_bytes, ExportFileRow.detail_columns,
+)
+
+
+def _export(row) -> ExportFile:  # noqa: ANN001 - a row of _EXPORT_COLUMNS
+    return ExportFile(
+        id=row.id, user_id=row.user_id, name=row.name, exported_at=row.exported_at, job_id=row.job_id,
+        source=row.source, csv_key=row.csv_key, detail_key=row.detail_key, summary_key=row.summary_key,
+        size_bytes=row.size_bytes, detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
+    )
 
 
 def insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
     return insert(ExportFileRow).values(
-        id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, content=export.content,
-        size_bytes=export.size_bytes, source=export.source, exported_at=export.exported_at,
-        detail=export.detail, detail_columns=json.dumps(list(export.detail_columns)) if export.detail else None,
+        id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, csv_key=export.csv_key,
+        detail_key=export.detail_key, summary_key=export.summary_key, size_bytes=export.size_bytes,
+        source=export.source, exported_at=export.exported_at,
+        detail_columns=json.dumps(list(export.detail_columns)) if export.detail_key else None,
     )
 
 

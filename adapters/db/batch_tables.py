@@ -70,7 +70,14 @@ class BatchChunkRow(Base):
     finished_at: Mapped[datetime | None]
     rows_failed: Mapped[int] = mapped_column(Integer, default=0)
     error: Mapped[str | None] = mapped_column(String(500))
-    # The result, bounded by the chunk size: SPEC export lines and detailed JSON Lines records.
+    # The result's files in the file store (application/result_files.py), written by the claim
+    # that completed it, and their sizes.
+    lines_key: Mapped[str | None] = mapped_column(String(512))
+    detail_key: Mapped[str | None] = mapped_column(String(512))
+    lines_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    detail_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    # Before result files (migration 0016_result_files) the result was kept here; read for a chunk
+    # completed before the upgrade, never written.
     lines: Mapped[str | None] = mapped_column(Text, deferred=True)
     detail: Mapped[str | None] = mapped_column(Text, deferred=True)
     detail_columns: Mapped[str | None] = mapped_column(Text)  # JSON list of the upload's own columns
@@ -86,12 +93,17 @@ class ExportFileRow(Base):
     user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
     job_id: Mapped[str | None] = mapped_column(String(36))
     name: Mapped[str] = mapped_column(String(255))
-    content: Mapped[str] = mapped_column(Text)
+    # Its files in the file store: the SPEC CSV, the detailed JSON Lines, the default portfolio summary.
+    csv_key: Mapped[str | None] = mapped_column(String(512))
+    detail_key: Mapped[str | None] = mapped_column(String(512))
+    summary_key: Mapped[str | None] = mapped_column(String(512))
+    # An export stored before export files (migration 0016_result_files) kept its text here; read, never written.
+    content: Mapped[str | None] = mapped_column(Text, deferred=True)
     size_bytes: Mapped[int] = mapped_column(BigInteger, server_default="0")
     # 'computed' by a batch job, or 'client': rows a caller sent to POST /api/export, stored as given.
     source: Mapped[str] = mapped_column(String(10), server_default="computed")
     exported_at: Mapped[datetime]
-    # The detailed export (JSON Lines, one record per input row) and the upload's own columns (JSON).
+    # The legacy detailed export (JSON Lines) and the upload's own columns (JSON).
     detail: Mapped[str | None] = mapped_column(Text, deferred=True)
     detail_columns: Mapped[str | None] = mapped_column(Text)
 

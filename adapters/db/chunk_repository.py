@@ -1,5 +1,5 @@
 """SQLAlchemy store of batch chunks: claims by conditional UPDATE, leases fenced by the claim's
-number, results and progress written together, and one finisher per job.
+number, where a result's files are and the progress written together, and one finisher per job.
 
 Every write goes through the SqlWriter: on SQLite one write transaction at a time (so a claim's
 read and its UPDATE cannot interleave with another's); on PostgreSQL the UPDATE's own condition
@@ -20,7 +20,7 @@ from adapters.db.batch_tables import BatchChunkRow as Chunk
 from adapters.db.batch_tables import BatchJobRow as Job
 from adapters.db.writer import SqlWriter
 from application.ports.batch import ExportFile
-from application.ports.chunks import ChunkOutput, ChunkResult, ClaimedChunk, FailedInput, JobChunks
+from application.ports.chunks import ChunkFiles, ChunkOutput, ClaimedChunk, FailedInput, JobChunks
 from domain.chunks import ChunkInput, ChunkPlan
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
@@ -144,11 +144,12 @@ class SqlChunkStore:
             await session.commit()
         return result.rowcount == 1
 
-    async def complete(self, chunk: ClaimedChunk, result: ChunkResult, now: datetime) -> bool:
+    async def complete(self, chunk: ClaimedChunk, result: ChunkFiles, now: datetime) -> bool:
         async with self._writer.session() as session:
             written = await session.execute(
                 update(Chunk).where(_held(chunk)).values(
-                    status=FAILED if result.failed else DONE, lines=result.lines, detail=result.detail,
+                    status=FAILED if result.failed else DONE, lines_key=result.lines_key,
+                    lines_bytes=result.lines_bytes, detail_key=result.detail_key, detail_bytes=result.detail_bytes,
                     detail_columns=json.dumps(list(result.detail_columns)), rows_failed=result.rows_failed,
                     error=result.error[:500] if result.error else None, finished_at=now, lease_expires_at=None,
                 )
@@ -228,12 +229,19 @@ class SqlChunkStore:
         for index in range(total):
             async with self._sessions() as session:
                 row = (await session.execute(
-                    select(Chunk.first_row, Chunk.row_count, Chunk.lines, Chunk.detail, Chunk.detail_columns)
+                    select(Chunk.first_row, Chunk.row_count, Chunk.lines_key, Chunk.detail_key, Chunk.detail_columns)
                     .where(Chunk.job_id == job_id, Chunk.idx == index)
                 )).one()
+                legacy = None
+                if row.lines_key is None:  # completed before result files: its text is in the row
+                    legacy = (await session.execute(
+                        select(Chunk.lines, Chunk.detail).where(Chunk.job_id == job_id, Chunk.idx == index)
+                    )).one()
             yield ChunkOutput(
-                plan=ChunkPlan(index, row.first_row, row.row_count), lines=row.lines or "", detail=row.detail or "",
+                plan=ChunkPlan(index, row.first_row, row.row_count), lines_key=row.lines_key,
+                detail_key=row.detail_key,
                 detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
+                legacy_lines=legacy.lines if legacy else None, legacy_detail=legacy.detail if legacy else None,
             )
 
     async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
@@ -248,8 +256,11 @@ class SqlChunkStore:
                 await session.rollback()
                 return False
             await session.execute(insert_export(export, job_id))
-            # The export holds the results now; a failed chunk keeps its rows, to run them again.
-            await session.execute(update(Chunk).where(Chunk.job_id == job_id).values(lines=None, detail=None))
+            # The export holds the results now (the finisher deletes their files); a failed chunk
+            # keeps its input rows, to run them again.
+            await session.execute(update(Chunk).where(Chunk.job_id == job_id).values(
+                lines=None, detail=None, lines_key=None, detail_key=None,
+            ))
             await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(input=""))
             await session.commit()
         return True

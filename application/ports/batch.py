@@ -3,6 +3,7 @@ exports they store, the queue that runs jobs, and what batches count against a u
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -43,21 +44,32 @@ class BatchJob:
 
 @dataclass(frozen=True, slots=True)
 class ExportFile:
+    """A finished export: its files live in the file store (application/ports/files.py), streamed
+    in and out; the database row keeps their keys. An export stored before export files
+    (migration 0016_result_files) has no keys: its text is in the database (`legacy_text`)."""
+
     id: str
     user_id: str
     name: str
-    content: str  # SPEC §3's CSV
     exported_at: datetime
     job_id: str | None = None
     source: str = COMPUTED
+    csv_key: str | None = None  # SPEC §3's CSV
     # The detailed export as JSON Lines, one record per input row (domain/detailed_export.py);
     # None for client-supplied rows and exports made before detailed exports.
-    detail: str | None = None
+    detail_key: str | None = None
+    # The default portfolio summary (no value column, composite peril), built while assembling.
+    summary_key: str | None = None
+    size_bytes: int = 0  # the CSV's and the detail's bytes, counted against the owner's storage
     detail_columns: tuple[str, ...] = ()  # the upload's own columns, in file order
 
     @property
-    def size_bytes(self) -> int:
-        return len(self.content.encode()) + len((self.detail or "").encode())
+    def keys(self) -> tuple[str, ...]:
+        return tuple(key for key in (self.csv_key, self.detail_key, self.summary_key) if key)
+
+    @property
+    def legacy(self) -> bool:
+        return self.csv_key is None
 
 
 class BatchStore(Protocol):
@@ -85,18 +97,21 @@ class BatchStore(Protocol):
     async def fail(self, job_id: str, error: str, at: datetime) -> None: ...
     async def add_export(self, export: ExportFile) -> None: ...
     async def exports(self, user_id: str) -> list[ExportFile]: ...
-    async def export(self, user_id: str, name: str) -> ExportFile | None:
-        """The export without its detailed records (`export_detail` reads those)."""
+    async def export(self, user_id: str, name: str) -> ExportFile | None: ...
+    async def legacy_text(self, user_id: str, name: str, detailed: bool) -> str | None:
+        """The CSV (or, `detailed`, the JSON Lines records) of an export stored in the database
+        before export files existed; None for any other export, or a legacy one without detail."""
         ...
-    async def export_detail(self, user_id: str, name: str) -> str | None: ...
-    async def delete_export(self, user_id: str, name: str) -> bool: ...
+    async def delete_export(self, user_id: str, name: str) -> ExportFile | None:
+        """Delete the export's row; the deleted export (its files are the caller's to delete), or None."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
 class WrittenFile:
     name: str
     media_type: str
-    content: bytes
+    chunks: AsyncIterator[bytes]  # the file's bytes, produced as they are read
 
 
 class DetailedExportWriter(Protocol):
@@ -104,7 +119,10 @@ class DetailedExportWriter(Protocol):
 
     formats: tuple[str, ...]  # e.g. csv, xlsx, jsonl
 
-    def write(self, detail: str, user_columns: list[str], fmt: str, stem: str) -> WrittenFile: ...
+    def write(self, records: AsyncIterator[bytes], user_columns: list[str], fmt: str, stem: str) -> WrittenFile:
+        """The file in `fmt`, converted as `records` (the stored JSON Lines, in pieces cut anywhere)
+        stream by: memory stays at one piece whatever the file's size."""
+        ...
 
 
 class JobQueue(Protocol):

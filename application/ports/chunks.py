@@ -27,6 +27,8 @@ class ClaimedChunk:
 
 @dataclass(frozen=True, slots=True)
 class ChunkResult:
+    """A chunk's answered rows, in memory (bounded by the chunk's size) until written as files."""
+
     lines: str  # SPEC export lines of the chunk's rows, in order
     detail: str  # detailed JSON Lines records, one per row
     detail_columns: tuple[str, ...]
@@ -39,11 +41,42 @@ class ChunkResult:
 
 
 @dataclass(frozen=True, slots=True)
-class ChunkOutput:
-    plan: ChunkPlan
-    lines: str
-    detail: str
+class ChunkFiles:
+    """Where one claim wrote a chunk's result in the file store. The keys carry the claim's
+    number, so a claimant whose lease was taken over never overwrites the winner's files."""
+
+    lines_key: str
+    lines_bytes: int
+    detail_key: str
+    detail_bytes: int
     detail_columns: tuple[str, ...]
+    rows_failed: int = 0
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    @property
+    def keys(self) -> tuple[str, str]:
+        return self.lines_key, self.detail_key
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkOutput:
+    """A completed chunk's result, for the export: its files, or, for a chunk completed before
+    result files (migration 0016_result_files), its text from the database."""
+
+    plan: ChunkPlan
+    lines_key: str | None
+    detail_key: str | None
+    detail_columns: tuple[str, ...]
+    legacy_lines: str | None = None
+    legacy_detail: str | None = None
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(key for key in (self.lines_key, self.detail_key) if key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +123,10 @@ class ChunkStore(Protocol):
         """Extend the lease; False when it is no longer this claimant's."""
         ...
 
-    async def complete(self, chunk: ClaimedChunk, result: ChunkResult, now: datetime) -> bool:
-        """Store the result, mark the chunk done (or failed, when the result says so) and add its
+    async def complete(self, chunk: ClaimedChunk, result: ChunkFiles, now: datetime) -> bool:
+        """Record where the result's files are, mark the chunk done (or failed, when the result says so) and add its
         rows to the job's progress, in one transaction, only while this claimant holds the chunk;
-        False, and nothing written, otherwise."""
+        False, and nothing written, otherwise (the claimant then deletes its files)."""
         ...
 
     async def release(self, chunk: ClaimedChunk, error: str, now: datetime) -> bool:
@@ -122,13 +155,14 @@ class ChunkStore(Protocol):
         ...
 
     def results(self, job_id: str) -> AsyncIterator[ChunkOutput]:
-        """The job's chunk results in input order, one chunk in memory at a time."""
+        """Where the job's chunk results are, in input order (one chunk's row at a time)."""
         ...
 
     async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
         """Store the export and mark the job done in one transaction, only while `owner` holds the
         finishing turn and the job is not done; False, and nothing stored, otherwise. The chunks'
-        results are dropped then (the export has them); failed chunks keep their rows."""
+        result keys are dropped then (the export has their rows; the finisher deletes the files);
+        failed chunks keep their input rows."""
         ...
 
     async def fail(self, job_id: str, error: str, now: datetime) -> bool:

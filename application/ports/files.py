@@ -63,3 +63,18 @@ def checked_key(key: str) -> str:
 
 def missing(key: str) -> NotFound:
     return NotFound(f"No stored file {key!r}: it was deleted or never written.", code="file_not_found")
+
+
+async def whole_lines(pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """`pieces` (a file read in chunks, cut anywhere) regrouped into blocks of whole lines, each
+    ending with its newline (the last may lack one), so a reader can decode line by line while
+    holding no more than one piece and one partial line."""
+    tail = b""
+    async for piece in pieces:
+        block = tail + piece if tail else piece
+        cut = block.rfind(b"\n") + 1
+        if cut:
+            yield block[:cut]
+        tail = block[cut:]
+    if tail:
+        yield tail

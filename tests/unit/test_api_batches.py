@@ -23,6 +23,7 @@ from domain.api_access import ApiScope, Plan, UserPlan
 from domain.batch_input import INDEX_COLUMN, SubmittedAddress
 from tests.conftest import TEST_SECRET
 from tests.fakes import BatchWorld, DictRoles, FakeClock, in_memory_batch
+from tests.fake_files import collected
 from tests.fakes_api import InMemoryDailyUsage, InMemoryIdempotencyKeys, InMemoryPlans
 
 ANN = ApiCaller("ann", "key-1", frozenset({ApiScope.READ, ApiScope.BATCH}))
@@ -93,7 +94,7 @@ async def test_a_batch_charges_one_request_per_address_and_runs_as_a_job_with_it
     assert state.ready and state.job.done == 3 and state.eta_seconds is None
     [export] = world.batch.store.exports_stored
     assert export.user_id == "ann" and export.name.startswith("api-batch_export_")
-    records = [json.loads(line) for line in (export.detail or "").splitlines()]
+    records = [json.loads(line) for line in world.batch.export_text(export, detailed=True).splitlines()]
     assert [r["input"][INDEX_COLUMN] for r in records] == ["0", "1", "2"]  # each row says where it was in the request
 
 
@@ -175,11 +176,11 @@ async def test_exports_answer_409_until_done_then_every_format_and_404_for_anyon
     created = await world.batches.create_export(ANN, None, submitted.job.id, "json")
     assert created.export_id == f"{submitted.job.id}.jsonl" and created.format == "jsonl"
     jsonl, _ = await world.batches.download(ANN, created.export_id)
-    assert len(jsonl.content.splitlines()) == 2 and jsonl.name.endswith(".jsonl")
+    assert len((await collected(jsonl.chunks)).splitlines()) == 2 and jsonl.name.endswith(".jsonl")
     csv_file, _ = await world.batches.download(ANN, submitted.export_id)
-    assert csv_file.media_type.startswith("text/csv") and INDEX_COLUMN.encode() in csv_file.content
+    assert csv_file.media_type.startswith("text/csv") and INDEX_COLUMN.encode() in await collected(csv_file.chunks)
     xlsx, _ = await world.batches.download(ANN, f"{submitted.job.id}.xlsx")
-    assert xlsx.content[:2] == b"PK"
+    assert (await collected(xlsx.chunks))[:2] == b"PK"
 
     for attempt in (
         world.batches.status(BOB, submitted.export_id),

@@ -14,8 +14,10 @@ from application.batch import BatchService
 from application.batch_runner import ChunkPolicy
 from application.errors import InvalidInput, NotFound
 from application.ports.accounts import AccessClaims
+from application.result_files import write_chunk
 from application.time_slices import TimeSlices
 from domain.accounts import Role
+from domain.chunks import rows_of
 from domain.lookup_result import LookupResult
 from tests.fakes import BatchWorld, in_memory_batch
 
@@ -82,8 +84,8 @@ async def test_a_job_in_chunks_has_every_row_once_in_order_and_progress_only_gro
     job = w.store.jobs[job_id]
     assert job.status == "done" and len(w.store.exports_stored) == 1
     [export] = w.store.exports_stored
-    assert export_streets(export.content) == names
-    detail_lines = [line for line in export.detail.splitlines() if line]
+    assert export_streets(w.export_text(export)) == names
+    detail_lines = [line for line in w.export_text(export, detailed=True).splitlines() if line]
     assert len(detail_lines) == 5 and '"Policy":"P-3"' in detail_lines[2]
     assert export.detail_columns == ("Policy",)
 
@@ -121,10 +123,34 @@ async def test_a_dead_workers_chunk_is_taken_over_after_its_lease_and_the_late_r
     while w.queue.chunk_tasks:
         await run_one_chunk(w)
     late = await w.service.answer_rows(job_id, [], TimeSlices())  # what the dead worker would write, were it alive
-    assert await w.chunks.complete(dead, late, clock.now()) is False
+    assert await w.chunks.complete(dead, await write_chunk(w.files, dead, late), clock.now()) is False
     assert w.store.jobs[job_id].status == "done" and w.store.jobs[job_id].done == 4
     [export] = w.store.exports_stored
-    assert export_streets(export.content) == streets(4)
+    assert export_streets(w.export_text(export)) == streets(4)
+
+
+async def test_a_claimant_whose_lease_was_taken_over_deletes_its_files_and_only_the_winners_reach_the_export() -> None:
+    w = world(chunk_rows=2)
+    job_id = await started(w, ANN, streets(2))
+    clock = w.lookup.clock
+    answer = w.service._answer  # noqa: SLF001
+
+    async def overtaken(row) -> LookupResult:  # noqa: ANN001
+        if not w.chunks.chunks[job_id][0].attempts > 1:
+            clock.advance(LEASE * 2)  # this worker stalls past its lease; another takes the chunk over
+            thief = await w.chunks.claim("thief:2", clock.now(), clock.now() + LEASE, max_attempts=3)
+            won = w.service.failed_rows(rows_of(thief.text, thief.line_offset), "THE TAKER'S ROWS")
+            assert await w.chunks.complete(thief, await write_chunk(w.files, thief, won), clock.now())
+        return await answer(row)
+
+    w.service._answer = overtaken  # noqa: SLF001
+    await run_one_chunk(w)  # its answer comes too late: dropped
+    assert not [key for key in w.files.files if ".a1." in key]  # the stale claimant deleted its own files
+    await w.service.sweep()  # the taker's process would finish it; here the sweeper does
+    [export] = w.store.exports_stored
+    assert w.store.jobs[job_id].status == "done"
+    assert w.export_text(export).count("THE TAKER'S ROWS") == 2 and export_streets(w.export_text(export)) == streets(2)
+    assert [key for key in w.files.files if key.startswith("jobs/")] == []  # the chunk files went with the finish
 
 
 async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_can_run_again() -> None:
@@ -140,8 +166,8 @@ async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_ca
     chunks = await w.service.job_chunks(ANN, job_id)
     assert (chunks.total, chunks.done, chunks.failed, chunks.rows_failed) == (3, 2, 1, 2)
     [export] = w.store.exports_stored
-    assert export_streets(export.content) == streets(5)
-    rows = [row for row in csv.DictReader(io.StringIO(export.content)) if row["address"]]
+    assert export_streets(w.export_text(export)) == streets(5)
+    rows = [row for row in csv.DictReader(io.StringIO(w.export_text(export))) if row["address"]]
     assert "not processed" in rows[2]["address"] and "ConnectionError" in rows[2]["address"]
     assert "not processed" in rows[3]["address"] and "not processed" not in rows[4]["address"]
 
@@ -152,7 +178,7 @@ async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_ca
     assert again.total == 2
     await w.run(again.id)
     assert w.store.jobs[again.id].status == "done"
-    assert export_streets(w.store.exports_stored[-1].content) == ["3 Main St", "4 Main St"]
+    assert export_streets(w.export_text(w.store.exports_stored[-1])) == ["3 Main St", "4 Main St"]
     with pytest.raises(InvalidInput, match="no failed rows"):
         await w.service.rerun_failed(ANN, again.id)
 
@@ -165,7 +191,7 @@ async def test_a_chunk_that_fails_once_is_retried_and_the_job_has_no_failed_rows
         await run_one_chunk(w)
     chunks = await w.service.job_chunks(ANN, job_id)
     assert (chunks.failed, chunks.rows_failed) == (0, 0)
-    assert export_streets(w.store.exports_stored[0].content) == streets(3)
+    assert export_streets(w.export_text(w.store.exports_stored[0])) == streets(3)
 
 
 async def test_a_chunk_whose_worker_dies_every_time_is_given_up_by_the_sweeper() -> None:
@@ -181,7 +207,7 @@ async def test_a_chunk_whose_worker_dies_every_time_is_given_up_by_the_sweeper()
     chunks = await w.service.job_chunks(ANN, job_id)
     assert (chunks.done, chunks.failed, chunks.rows_failed) == (1, 1, 2)
     assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
-    assert "stopped 2 times" in w.store.exports_stored[0].content
+    assert "stopped 2 times" in w.export_text(w.store.exports_stored[0])
 
 
 async def test_a_finisher_that_dies_is_replaced_and_the_job_gets_one_export() -> None:
@@ -189,7 +215,8 @@ async def test_a_finisher_that_dies_is_replaced_and_the_job_gets_one_export() ->
     job_id = await started(w, ANN, streets(2))
     clock = w.lookup.clock
     chunk = await w.chunks.claim("dead:1", clock.now(), clock.now() + LEASE, max_attempts=3)
-    assert await w.chunks.complete(chunk, await w.service.answer_rows(job_id, [], TimeSlices()), clock.now())
+    result = await w.service.answer_rows(job_id, rows_of(chunk.text, chunk.line_offset), TimeSlices())
+    assert await w.chunks.complete(chunk, await write_chunk(w.files, chunk, result), clock.now())
     assert await w.chunks.begin_finishing(job_id, "dead:1", clock.now(), clock.now() + LEASE)
     await w.service.sweep()
     assert w.store.exports_stored == []  # the turn is still the dead finisher's
@@ -259,8 +286,15 @@ async def test_a_repeated_address_is_answered_once_across_chunks_and_the_memory_
         await run_one_chunk(w)
     assert w.lookup.places.calls == 2 and w.store.jobs[job_id].status == "done"
 
-    repeats: RepeatAnswers[str] = RepeatAnswers(size=2)
+    repeats: RepeatAnswers[str] = RepeatAnswers(max_bytes=2 * 11)  # two answers of 10 bytes + 1 of address
     for address in ("a", "b", "a", "c"):  # "b" is the least recently used when "c" comes
-        repeats.put("job", address, address.upper())
-    assert [repeats.get("job", a) for a in "abc"] == ["A", None, "C"]
+        repeats.put("job", address, address.upper() * 10)
+    assert [repeats.get("job", a) for a in "abc"] == ["A" * 10, None, "C" * 10]
     assert repeats.get("other job", "a") is None  # answers are shared within a job only
+    assert repeats.bytes_kept == 22
+    repeats.put("job", "d", "D" * 30)  # larger than the whole bound: not kept, nothing dropped for it
+    assert repeats.get("job", "d") is None and repeats.bytes_kept == 22
+    big: RepeatAnswers[str] = RepeatAnswers(max_bytes=1000)
+    for index in range(500):  # many answers: the bytes kept stay within the bound
+        big.put("job", f"{index}", "x" * 90)
+        assert big.bytes_kept <= 1000

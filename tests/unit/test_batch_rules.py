@@ -35,7 +35,7 @@ def world_with(role: Role = Role.USER, **limits: int) -> BatchWorld:
 def export_addresses(world: BatchWorld) -> list[str]:
     """The first line of each address group of the one export, in the export's order."""
     [export] = world.store.exports_stored
-    groups = [row["address"] for row in csv.DictReader(io.StringIO(export.content)) if row["address"]]
+    groups = [row["address"] for row in csv.DictReader(io.StringIO(world.export_text(export))) if row["address"]]
     return [group.splitlines()[0] for group in groups]
 
 

@@ -3,6 +3,8 @@ a value column with bad cells is summed from the readable ones, and the counts a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any
 
 import pytest
@@ -220,24 +222,40 @@ def test_every_breakdown_adds_up_to_the_rows(book: list[dict[str, Any]]) -> None
 
 
 class _OneExport:
-    """A store holding one export of BOOK for its owner, counting reads of the detailed records."""
+    """A store holding one export of BOOK for its owner, its files in memory, counting reads of
+    the detailed records."""
 
-    def __init__(self) -> None:
+    def __init__(self, with_summary: bool = False) -> None:
         import msgspec
 
         from application.ports.batch import ExportFile
+        from tests.fake_files import InMemoryFileStore
 
         self.reads = 0
-        detail = "".join(msgspec.json.encode(r).decode() + "\n" for r in BOOK)
-        self.file = ExportFile(id="e1", user_id="ann", name="book_export.csv", content="", exported_at=None,  # type: ignore[arg-type]
-                               detail=detail, detail_columns=("tiv",))
+        self.files = InMemoryFileStore(piece_size=100)  # records cut mid-line, as a store may
+        self.files.files["exports/ann/e1.jsonl"] = "".join(msgspec.json.encode(r).decode() + "\n" for r in BOOK).encode()
+        self.files.files["exports/ann/e1.csv"] = b"address\n"
+        read = self.files.read
+
+        def counted(key: str, chunk_size: int | None = None):  # noqa: ANN202
+            self.reads += key.endswith(".jsonl")
+            return read(key, chunk_size)
+
+        self.files.read = counted  # type: ignore[method-assign]
+        self.file = ExportFile(id="e1", user_id="ann", name="book_export.csv", exported_at=None,  # type: ignore[arg-type]
+                               csv_key="exports/ann/e1.csv", detail_key="exports/ann/e1.jsonl",
+                               detail_columns=("tiv",))
+        if with_summary:
+            from application.portfolio_tally import encode_summary
+
+            self.files.files["exports/ann/e1.summary.json"] = encode_summary(summarise(BOOK))
+            self.file = replace(self.file, summary_key="exports/ann/e1.summary.json")
 
     async def export(self, user_id: str, name: str):  # noqa: ANN201
         return self.file if (user_id, name) == ("ann", self.file.name) else None
 
-    async def export_detail(self, user_id: str, name: str) -> str | None:
-        self.reads += 1
-        return self.file.detail
+    async def legacy_text(self, user_id: str, name: str, detailed: bool) -> str | None:
+        return None
 
 
 class _Titles:
@@ -251,7 +269,7 @@ async def test_a_summary_shown_before_is_kept_and_others_are_still_refused() -> 
     from application.portfolio import PortfolioService
 
     store = _OneExport()
-    service = PortfolioService(store, _Titles())  # type: ignore[arg-type]
+    service = PortfolioService(store, store.files, _Titles())  # type: ignore[arg-type]
     ann, bob = AccessClaims(user_id="ann"), AccessClaims(user_id="bob")
     first = await service.summary(ann, "book_export.csv", "tiv")
     assert first.summary.headline.rows == 5 and first.summary.sectors[-1].name in (None, "Accommodation and Food Services")
@@ -262,3 +280,18 @@ async def test_a_summary_shown_before_is_kept_and_others_are_still_refused() -> 
         await service.summary(bob, "book_export.csv", "tiv")
     with pytest.raises(InvalidInput):
         await service.summary(ann, "book_export.csv", "Zip")
+
+
+async def test_the_default_summary_is_read_as_stored_and_equals_one_summed_afresh() -> None:
+    from application.ports.accounts import AccessClaims
+    from application.portfolio import PortfolioService
+
+    stored, fresh = _OneExport(with_summary=True), _OneExport()
+    ann = AccessClaims(user_id="ann")
+    from_store = await PortfolioService(stored, stored.files, _Titles()).summary(ann, "book_export.csv")  # type: ignore[arg-type]
+    summed = await PortfolioService(fresh, fresh.files, _Titles()).summary(ann, "book_export.csv")  # type: ignore[arg-type]
+    assert stored.reads == 0 and fresh.reads == 1  # the stored one never read the records
+    assert from_store.summary == summed.summary and from_store.summary.headline.rows == 5
+    assert "Accommodation and Food Services" in [mix.name for mix in from_store.summary.sectors]  # named when read
+    await PortfolioService(stored, stored.files, _Titles()).summary(ann, "book_export.csv", peril="ERQK")
+    assert stored.reads == 1  # another peril sums the stored records

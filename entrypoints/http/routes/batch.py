@@ -144,16 +144,16 @@ async def list_exported_files(batch: Batch, claims: Claims) -> dict[str, Any]:
 
 
 @get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text", **signed_in(400, 404))
-async def view_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> Response[str]:
-    export = await batch.export(claims, filename)
-    return Response(export.content, media_type="text/csv; charset=utf-8", headers=export_headers(export))
+async def view_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> Stream:
+    export, pieces = await batch.export_csv(claims, filename)
+    return Stream(pieces, media_type="text/csv; charset=utf-8", headers=export_headers(export))
 
 
 @get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment", **signed_in(400, 404))
-async def download_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> Response[str]:
-    export = await batch.export(claims, filename)
-    return Response(
-        export.content,
+async def download_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> Stream:
+    export, pieces = await batch.export_csv(claims, filename)
+    return Stream(
+        pieces,
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{export.name}"', **export_headers(export)},
     )
@@ -170,10 +170,10 @@ async def download_detailed_export(
     claims: Claims,
     filename: FromPath[str],
     format: FromQuery[Literal["csv", "xlsx", "jsonl"]] = "csv",  # noqa: A002 - the documented parameter name
-) -> Response[bytes]:
+) -> Stream:
     export, written = await batch.detailed_export(claims, filename, format)
-    return Response(
-        written.content, media_type=written.media_type,
+    return Stream(
+        written.chunks, media_type=written.media_type,
         headers={"Content-Disposition": f'attachment; filename="{written.name}"', **export_headers(export)},
     )
 

@@ -10,6 +10,7 @@ from litestar import Request, Response, get, post
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, PathParameter
+from litestar.response import Stream
 
 from domain.batch_input import SubmittedAddress
 from entrypoints.http.dependencies import ApiBatchesService, ApiClient, IdempotencyService
@@ -137,10 +138,10 @@ async def create_export(
     media_type="application/octet-stream",
     **public_api(400, 404, 409),
 )
-async def download_export(api_batches: ApiBatchesService, api_caller: ApiClient, export_id: EXPORT_ID) -> Response[bytes]:
+async def download_export(api_batches: ApiBatchesService, api_caller: ApiClient, export_id: EXPORT_ID) -> Stream:
     written, standing = await api_batches.download(api_caller, export_id)
-    return Response(
-        written.content,
+    return Stream(
+        written.chunks,
         media_type=written.media_type,
         headers={"Content-Disposition": f'attachment; filename="{written.name}"', **rate_limit_headers(standing)},
     )

@@ -1,0 +1,89 @@
+"""Where a batch's results live in the file store (application/ports/files.py): each chunk's
+result, written by the claim that answered it, and each export's files, assembled from them.
+
+Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl` (the attempt is the claim's fencing token,
+so a claimant whose lease was taken over writes beside the winner, never over it) and
+`exports/<user>/<export id>.csv|.jsonl|.summary.json`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+
+from application.ports.batch import BatchStore, ExportFile
+from application.ports.chunks import ChunkFiles, ChunkResult, ClaimedChunk
+from application.ports.files import FileStore
+
+TEXT_PIECE = 1024 * 1024  # a legacy text (held in the database) is handed out in pieces of this size
+
+
+@dataclass(frozen=True, slots=True)
+class ExportKeys:
+    csv: str
+    detail: str
+    summary: str
+
+
+def export_keys(user_id: str, export_id: str) -> ExportKeys:
+    stem = f"exports/{user_id}/{export_id}"
+    return ExportKeys(f"{stem}.csv", f"{stem}.jsonl", f"{stem}.summary.json")
+
+
+async def write_bytes(files: FileStore, key: str, content: bytes) -> int:
+    async with files.open_writer(key) as writer:
+        await writer.write(content)
+    return len(content)
+
+
+async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult) -> ChunkFiles:
+    """The chunk's result as this claim's two files."""
+    stem = f"jobs/{chunk.job_id}/out/{chunk.plan.index}.a{chunk.attempt}"
+    lines_key, detail_key = f"{stem}.lines", f"{stem}.jsonl"
+    lines_bytes = await write_bytes(files, lines_key, result.lines.encode())
+    detail_bytes = await write_bytes(files, detail_key, result.detail.encode())
+    return ChunkFiles(lines_key, lines_bytes, detail_key, detail_bytes, result.detail_columns,
+                      rows_failed=result.rows_failed, error=result.error)
+
+
+async def delete_files(files: FileStore, keys: Iterable[str]) -> None:
+    for key in keys:
+        await files.delete(key)
+
+
+async def text_pieces(text: str) -> AsyncIterator[bytes]:
+    for start in range(0, len(text), TEXT_PIECE):
+        yield text[start:start + TEXT_PIECE].encode()
+
+
+def stored_bytes(files: FileStore, key: str | None, legacy_text: str | None) -> AsyncIterator[bytes]:
+    """A result's bytes: its file, or the text a row kept before result files."""
+    return files.read(key) if key is not None else text_pieces(legacy_text or "")
+
+
+async def export_bytes(files: FileStore, store: BatchStore, export: ExportFile, detailed: bool
+                       ) -> AsyncIterator[bytes] | None:
+    """The export's CSV, or its detailed JSON Lines records, in pieces; None when it has no such part."""
+    if not export.legacy:
+        key = export.detail_key if detailed else export.csv_key
+        return files.read(key) if key is not None else None
+    text = await store.legacy_text(export.user_id, export.name, detailed)
+    return None if text is None else text_pieces(text)
+
+
+async def primed(pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """`pieces` with its first piece already read: a missing file or a failing conversion raises
+    here, before a response has started, so the caller still answers with a clear status."""
+    iterator = aiter(pieces)
+    first = await anext(iterator, None)
+
+    async def rest() -> AsyncIterator[bytes]:
+        try:
+            if first is not None:
+                yield first
+            async for piece in iterator:
+                yield piece
+        finally:  # a client gone mid-download: the file is released now, not when collected
+            if hasattr(iterator, "aclose"):
+                await iterator.aclose()
+
+    return rest()
