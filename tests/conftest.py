@@ -158,9 +158,11 @@ def container_settings() -> dict[str, object]:
 @pytest.fixture
 def container(
     migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection, reference_index,
-    container_settings: dict[str, object],
+    container_settings: dict[str, object], tmp_path: Path,
 ) -> Container:  # noqa: ANN001
-    container = build_container(settings_for_tests(migrated_database_url, **container_settings))
+    # Each test's files (uploads, chunk results, exports) in a folder of its own.
+    settings = {"files_dir": tmp_path / "files", **container_settings}
+    container = build_container(settings_for_tests(migrated_database_url, **settings))
     container.reference_index.override(reference_index)
     container.engine.override(engine)
     container.session_factory.override(create_session_factory(connection))

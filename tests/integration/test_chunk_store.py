@@ -20,14 +20,14 @@ from adapters.db.engine import create_session_factory
 from adapters.db.writer import SqlWriter
 from adapters.security.passwords import Argon2PasswordHasher
 from application.ports.batch import BatchJob, ExportFile
-from application.ports.chunks import ChunkResult
+from application.ports.chunks import ChunkFiles
 from domain.chunks import split_csv
 from entrypoints.container import Container, build_container
 from tests.conftest import STRONG_PASSWORD, settings_for_tests
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=30)
-RESULT = ChunkResult(lines="line\n", detail="{}\n", detail_columns=())
+RESULT = ChunkFiles("jobs/j/out/0.a1.lines", 5, "jobs/j/out/0.a1.jsonl", 3, detail_columns=())
 
 
 def _csv(rows: int) -> str:
@@ -150,10 +150,10 @@ async def test_a_job_is_finished_once_whoever_tries(world) -> None:  # noqa: ANN
     holder = f"host:{turns.index(True)}"
     assert await stores[0].finishable_jobs(T0) == []
     parts = [output async for output in stores[2].results(job_id)]
-    assert [(p.plan.first_row, p.lines) for p in parts] == [(0, "line\n"), (2, "line\n")]
+    assert [(p.plan.first_row, p.keys) for p in parts] == [(0, RESULT.keys), (2, RESULT.keys)]
 
     def export(name: str) -> ExportFile:
-        return ExportFile(id=str(uuid.uuid4()), user_id=user_id, name=name, content="x", exported_at=T0, detail="")
+        return ExportFile(id=str(uuid.uuid4()), user_id=user_id, name=name, exported_at=T0, csv_key=f"exports/{name}")
 
     other = "host:9" if holder != "host:9" else "host:8"
     assert not await stores[3].finish(job_id, other, export("a.csv"), T0)
@@ -177,16 +177,16 @@ async def test_a_job_fails_once_and_a_finished_job_keeps_only_its_failed_rows(wo
     done = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
     assert await store.complete(done, RESULT, T0)
     given_up = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
-    failed = ChunkResult(lines="x\n", detail="{}\n", detail_columns=(), rows_failed=2, error="boom")
+    failed = ChunkFiles("jobs/j/out/1.a1.lines", 2, "jobs/j/out/1.a1.jsonl", 3, (), rows_failed=2, error="boom")
     assert await store.complete(given_up, failed, T0)
     assert await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
-    export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="j.csv", content="x", exported_at=T0, detail="")
+    export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="j.csv", exported_at=T0, csv_key="exports/j.csv")
     assert await store.finish(job_id, "host:1", export, T0)
     [kept] = await store.failed_inputs(job_id)
     assert (kept.error, kept.row_count, kept.text.count("Main St")) == ("boom", 2, 2)
     async with container.engine().connect() as connection:
         leftovers = (await connection.execute(
-            select(BatchChunkRow.lines, BatchChunkRow.detail, BatchChunkRow.input).where(BatchChunkRow.job_id == job_id)
+            select(BatchChunkRow.lines_key, BatchChunkRow.detail_key, BatchChunkRow.input).where(BatchChunkRow.job_id == job_id)
             .order_by(BatchChunkRow.idx)
         )).all()
     assert [tuple(row) for row in leftovers] == [(None, None, ""), (None, None, kept.text)]

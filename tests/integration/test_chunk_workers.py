@@ -25,6 +25,7 @@ from application.ports.accounts import AccessClaims
 from domain.accounts import Role
 from entrypoints.container import Container, build_container
 from tests.conftest import STRONG_PASSWORD, _unavailable, settings_for_tests
+from tests.fake_files import collected
 from tests.integration.test_taskiq_worker import REDIS_URL, ROOT, _redis_up
 
 # Workers on many machines share PostgreSQL; the embedded default (SQLite) runs jobs in process.
@@ -109,13 +110,14 @@ class Cluster:
         assert (job.status, job.done, job.total) == ("done", ROWS, ROWS), self.logs()
         async with self.container.engine().connect() as connection:
             exports = await connection.scalar(select(func.count()).where(ExportFileRow.job_id == job_id))
-            detail = await connection.scalar(select(ExportFileRow.detail).where(ExportFileRow.job_id == job_id))
         assert exports == 1
+        export = await self.container.batch().export(self.caller, job.export_name)
+        files = self.container.file_store()
+        detail = (await collected(files.read(export.detail_key))).decode()
         records = [json.loads(line) for line in detail.splitlines() if line]
         assert [record["input"]["Ref"] for record in records] == [str(n) for n in range(ROWS)]
         assert [record["row"] for record in records] == list(range(2, ROWS + 2))
-        export = await self.container.batch().export(self.caller, job.export_name)
-        assert export.content.count("Pine St, Seattle, WA") == ROWS
+        assert (await collected(files.read(export.csv_key))).decode().count("Pine St, Seattle, WA") == ROWS
 
 
 @pytest.fixture
@@ -126,10 +128,11 @@ async def cluster(migrated_database_url: str, tmp_path: Path) -> AsyncIterator[C
     env = {**os.environ, "DATABASE_URL": migrated_database_url, "PERILSCOPE_ENV": "test",
            "PERILSCOPE_JOB_QUEUE": "taskiq", "REDIS_URL": REDIS_URL, "PERILSCOPE_JOB_QUEUE_NAME": queue_name,
            "PERILSCOPE_LOG_LEVEL": "WARNING", "PERILSCOPE_BATCH_CHUNK_ROWS": str(CHUNK_ROWS),
-           "PERILSCOPE_BATCH_LEASE_SECONDS": str(LEASE_SECONDS), "PERILSCOPE_BATCH_SWEEP_SECONDS": str(SWEEP_SECONDS)}
+           "PERILSCOPE_BATCH_LEASE_SECONDS": str(LEASE_SECONDS), "PERILSCOPE_BATCH_SWEEP_SECONDS": str(SWEEP_SECONDS),
+           "PERILSCOPE_FILES_DIR": str(tmp_path / "files")}  # the workers' files and the test's: one store
     container = build_container(settings_for_tests(
         migrated_database_url, job_queue="taskiq", redis_url=REDIS_URL, job_queue_name=queue_name,
-        batch_chunk_rows=CHUNK_ROWS, batch_lease_seconds=LEASE_SECONDS,
+        batch_chunk_rows=CHUNK_ROWS, batch_lease_seconds=LEASE_SECONDS, files_dir=tmp_path / "files",
     ))
     email = f"workers-{uuid.uuid4().hex[:8]}@example.com"
     user = await container.accounts().create_user(email, STRONG_PASSWORD)

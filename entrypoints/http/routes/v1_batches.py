@@ -135,7 +135,7 @@ async def create_export(
     "/api/v1/export/download/{export_id:str}",
     tags=TAGS,
     summary="Download a batch's export (409 export_not_ready until the batch is done)",
-    media_type="application/octet-stream",
+    # No media_type here: a Stream's own (text/csv, XLSX, JSON Lines by the format) would be overridden by it.
     **public_api(400, 404, 409),
 )
 async def download_export(api_batches: ApiBatchesService, api_caller: ApiClient, export_id: EXPORT_ID) -> Stream:
