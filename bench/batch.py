@@ -103,7 +103,7 @@ async def run(rows: int, unique: bool) -> None:
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
             f"{rows:>7,} addresses  upload to export ready {elapsed:6.1f} s  {rows / elapsed:7,.0f} addresses/s  "
-            f"export {len(export.content) / 1e6:5.1f} MB  peak RSS {peak_mb:5.0f} MB"
+            f"export {export.size_bytes / 1e6:5.1f} MB  peak RSS {peak_mb:5.0f} MB"
         )
         await container.engine().dispose()
 

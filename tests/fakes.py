@@ -793,6 +793,7 @@ def in_memory_batch(
     storage_bytes: int = 1024 * 1024, monthly_batch_row_limit: int = 100, monthly_search_limit: int = 10,
     policy: ChunkPolicy = ChunkPolicy(),
     ended: BatchEndedListener | None = None,
+    files: InMemoryFileStore | None = None,
 ) -> BatchWorld:
     """The batch use case over `in_memory_lookup`'s world (Anchorage's ZIPs 99501 and 99503)."""
     lookup = in_memory_lookup(monthly_limit=monthly_search_limit)
@@ -808,7 +809,7 @@ def in_memory_batch(
     )
     from adapters.exports.detailed_writers import DetailedExportFiles
 
-    chunks, files = InMemoryChunkStore(store), InMemoryFileStore()
+    chunks, files = InMemoryChunkStore(store), files or InMemoryFileStore()
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
                            queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles(),
                            chunks=chunks, files=files, policy=policy, worker_id="test-worker:1", ended=ended)
