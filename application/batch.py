@@ -7,7 +7,6 @@ is run again from the start on restart; the export is stored together with the j
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import uuid

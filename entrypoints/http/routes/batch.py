@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any, Literal
 
 import msgspec
-from litestar import MediaType, Response, delete, get, post
+from litestar import MediaType, delete, get, post
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath, FromQuery, JSONBody, MultipartBody
 from litestar.response import Stream
