@@ -219,12 +219,24 @@ class ChunkRunner:
                 export = await self._answers.assemble(job, results())
         except Exception as error:  # noqa: BLE001 - recorded on the job
             log.exception("batch export failed", extra={"job_id": job_id})
-            return await self._fail(job_id, f"Batch processing failed: {type(error).__name__}")
+            failed = await self._fail(job_id, f"Batch processing failed: {type(error).__name__}")
+            if failed is not None:
+                await self._drop_results(job_id)
+            return failed
         if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
             await delete_files(self._files, export.keys)  # another process took the turn over and finishes it
             return None
         await delete_files(self._files, chunk_files)  # the export holds their rows now
         return await self._store.job(None, job_id)
+
+    async def _drop_results(self, job_id: str) -> None:
+        """A failed job's chunk results are never exported: their files go (its failed rows'
+        inputs stay in the chunk rows, to run them again)."""
+        try:
+            await delete_files(self._files, [key async for output in self._chunks.results(job_id)
+                                             for key in output.keys])
+        except Exception:  # noqa: BLE001 - the job has failed and stays so; only files are left over
+            log.exception("a failed job's chunk files could not all be deleted", extra={"job_id": job_id})
 
     async def _fail(self, job_id: str, error: str) -> BatchJob | None:
         if not await self._chunks.fail(job_id, error, self._clock.now()):

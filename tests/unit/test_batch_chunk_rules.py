@@ -153,6 +153,20 @@ async def test_a_claimant_whose_lease_was_taken_over_deletes_its_files_and_only_
     assert [key for key in w.files.files if key.startswith("jobs/")] == []  # the chunk files went with the finish
 
 
+async def test_a_job_whose_export_cannot_be_assembled_fails_and_its_chunk_files_go() -> None:
+    w = world(chunk_rows=1)
+    job_id = await started(w, ANN, streets(3))
+
+    async def broken(job, results):  # noqa: ANN001, ANN202
+        raise OSError("the file store is gone")
+
+    w.service.assemble = broken  # type: ignore[method-assign]
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    assert w.store.jobs[job_id].status == "failed" and w.store.exports_stored == []
+    assert [key for key in w.files.files if key.startswith("jobs/")] == []
+
+
 async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_can_run_again() -> None:
     w = world(chunk_rows=2, max_attempts=3)
     working = w.service._answer  # noqa: SLF001
