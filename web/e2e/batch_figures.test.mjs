@@ -1,7 +1,7 @@
 // A running batch job's figures (chunks, rows per second, workers) at phone width, for real.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { a11yViolations, largePortfolio, launch, openPage, overflow, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, batchComplete, largePortfolio, launch, newUser, openPage, overflow, screenshot, startBatch } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -10,14 +10,9 @@ after(async () => { await browser?.close(); });
 test('at 390 px a running job shows its chunks, speed and workers without overflowing', async () => {
   const width = 390;
   const { page, errors, context } = await openPage(browser, { width, height: 844 });
-  const email = uniqueEmail('figures');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'figures');
 
-  await page.locator('input[type=file]').setInputFiles(largePortfolio(50_000)); // 25 chunks: long enough to watch, light enough for the tests after it
-  await page.getByText('File uploaded successfully: large_portfolio.csv').waitFor({ timeout: 60_000 });
-  await page.getByRole('button', { name: 'Process Batch File' }).click();
+  await startBatch(page, largePortfolio(50_000)); // 25 chunks: long enough to watch, light enough for the tests after it
   await page.getByText(/chunks done · [\d.,]+ rows\/s/).waitFor({ timeout: 60_000 });
   await page.getByText(/\d worker/).first().waitFor({ timeout: 60_000 }).catch(() => {}); // a lease may end between polls
   await screenshot(page, 'batch-figures-390');
@@ -25,7 +20,7 @@ test('at 390 px a running job shows its chunks, speed and workers without overfl
   assert.ok(scrollWidth <= width, `the dashboard is ${scrollWidth} px wide: ${culprits.join(', ')}`);
   assert.deepEqual(await a11yViolations(page), []);
 
-  await page.getByText(/Batch complete: 50,?000 address\(es\) exported/).waitFor({ timeout: 120_000 });
+  await batchComplete(page, 50_000, 120_000);
   assert.deepEqual(errors, []);
   await context.close();
 });
