@@ -13,6 +13,7 @@ import io
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 REQUIRED_COLUMNS = ("Street Address", "City", "State", "Zip")
 OPTIONAL_COLUMNS = ("Country",)
@@ -75,8 +76,7 @@ class AddressRow:
         return f"{self.street}, {self.city}, {self.state} {self.zip}".strip(" ,")
 
 
-@dataclass(frozen=True, slots=True)
-class CsvRow:
+class CsvRow(NamedTuple):  # a tuple: a million of them are made per upload
     """An address row as read: its values, the file line it ends on, and its text as uploaded
     (with any blank lines just before it, so consecutive rows' texts are the file's lines)."""
 
@@ -209,15 +209,27 @@ class BatchCsvReader:
         reader = csv.reader(lines if final else itertools.chain(lines, ("\n",)))
         rows: list[CsvRow] = []
         taken = 0  # lines of complete rows
+        arrived, before = len(lines), self._lines_before
+        width = len(self.header) if self.header is not None else -1
         try:
-            while taken < len(lines):
+            while taken < arrived:
                 values = next(reader)
-                if reader.line_num > len(lines):
+                end = reader.line_num
+                if end > arrived:
                     break
-                start, taken = taken, reader.line_num
+                # The usual row (one line, its first value not blank, nothing skipped, under the
+                # cap) in short; anything else through `_row`.
+                if (len(values) == width and end == taken + 1 and values[0] and not values[0].isspace()
+                        and not self._skipped and (self._max_rows is None or self.row_count < self._max_rows)):
+                    self.row_count += 1
+                    rows.append(CsvRow(before + end, before + end, values, lines[taken]))
+                    taken = end
+                    continue
+                start, taken = taken, end
                 text = lines[start] if taken - start == 1 else "".join(lines[start:taken])
-                if row := self._row(values, self._lines_before + start + 1, self._lines_before + taken, text):
+                if row := self._row(values, before + start + 1, before + taken, text):
                     rows.append(row)
+                width = len(self.header) if self.header is not None else -1
         except csv.Error as error:
             line = self._lines_before + reader.line_num
             if self.header is None:
