@@ -6,7 +6,7 @@ import json
 
 from datetime import datetime
 
-from sqlalchemy import case, delete, exists, func, insert, or_, select, update
+from sqlalchemy import delete, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import UserRow
@@ -69,10 +69,8 @@ class SqlBatchStore:
         return keys
 
     async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
-        # The text of an upload of before the file store comes with it only when it has no key.
-        query = select(UploadedFileRow, case((UploadedFileRow.file_key.is_(None), UploadedFileRow.content))).where(
-            UploadedFileRow.id == file_id
-        )
+        # `content` is NULL but in uploads of before the file store (migration 0015).
+        query = select(UploadedFileRow, UploadedFileRow.content).where(UploadedFileRow.id == file_id)
         if user_id is not None:
             query = query.where(UploadedFileRow.user_id == user_id)
         async with self._sessions() as session:

@@ -53,11 +53,6 @@ def _unended(job_id):  # noqa: ANN001, ANN202
     return exists().where(Chunk.job_id == job_id, Chunk.status.in_((QUEUED, RUNNING)))
 
 
-def _legacy_input():  # noqa: ANN202
-    """The text of a chunk split before the file store; None (not read) for one with a key."""
-    return case((Chunk.input_key.is_(None), Chunk.input)).label("input")
-
-
 def _aware(value: datetime | str | None) -> datetime | None:
     """max() over a UTCDateTime column comes back untyped on SQLite (text)."""
     if isinstance(value, str):
@@ -132,8 +127,9 @@ class SqlChunkStore:
                     update(Chunk).where(Chunk.job_id == candidate.job_id, Chunk.idx == candidate.idx, claimable)
                     .values(status=RUNNING, attempts=Chunk.attempts + 1, lease_owner=owner,
                             lease_expires_at=lease_until)
+                    # `input` is NULL but in chunks split before the file store (migration 0015).
                     .returning(Chunk.attempts, Chunk.first_row, Chunk.row_count, Chunk.line_offset, Chunk.input_key,
-                               _legacy_input())
+                               Chunk.input)
                 )).first()
                 if taken is None:
                     continue  # another worker took it first
@@ -302,7 +298,7 @@ class SqlChunkStore:
     async def failed_inputs(self, job_id: str) -> list[FailedInput]:
         async with self._sessions() as session:
             rows = (await session.execute(
-                select(Chunk.input_key, _legacy_input(), Chunk.line_offset, Chunk.error, Chunk.row_count)
+                select(Chunk.input_key, Chunk.input, Chunk.line_offset, Chunk.error, Chunk.row_count)
                 .where(Chunk.job_id == job_id, Chunk.status == FAILED).order_by(Chunk.idx)
             )).all()
         return [FailedInput(ChunkSource(row.input_key, row.input), row.line_offset, row.error or "", row.row_count)

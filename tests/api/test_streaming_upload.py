@@ -193,3 +193,23 @@ async def test_a_million_row_upload_is_accepted_in_bounded_memory(client: AsyncC
     assert size > 45 * 1024 * 1024
     print(f"\n1,000,000-row upload: {size / 1e6:.1f} MB in {seconds:.1f} s, peak memory growth {growth[0] / 1e6:.1f} MB")
     assert growth[0] < size / 4
+
+
+async def test_an_upload_kept_in_the_database_before_the_file_store_still_runs(
+    client: AsyncClient, container: Container
+) -> None:
+    """Uploads of before migration 0015 have their text in the database and no file key."""
+    from datetime import UTC, datetime
+
+    from application.ports.batch import UploadedFile
+
+    user = await sign_up_and_log_in(client, "legacy@example.com")
+    legacy = UploadedFile(id=str(uuid.uuid4()), user_id=user["uid"], name="old.csv", row_count=3,
+                          created_at=datetime.now(UTC), size_bytes=len(CSV.encode()), content=CSV)
+    assert await container.batch_store().add_upload(legacy, 10 * 1024 * 1024)
+    started = await client.post("/api/batch-jobs", json={"file_id": legacy.id}, headers=user["headers"])
+    assert started.status_code == 202, started.text
+    await container.job_queue().drain()
+    job = (await client.get(f"/api/batch-jobs/{started.json()['job']['id']}", headers=user["headers"])).json()["job"]
+    assert job["status"] == "done" and job["done"] == 3
+    assert await container.batch().purge_uploads() == 1  # no file to delete, and no error for it
