@@ -126,10 +126,11 @@ async def cluster(migrated_database_url: str, tmp_path: Path) -> AsyncIterator[C
     env = {**os.environ, "DATABASE_URL": migrated_database_url, "PERILSCOPE_ENV": "test",
            "PERILSCOPE_JOB_QUEUE": "taskiq", "REDIS_URL": REDIS_URL, "PERILSCOPE_JOB_QUEUE_NAME": queue_name,
            "PERILSCOPE_LOG_LEVEL": "WARNING", "PERILSCOPE_BATCH_CHUNK_ROWS": str(CHUNK_ROWS),
-           "PERILSCOPE_BATCH_LEASE_SECONDS": str(LEASE_SECONDS), "PERILSCOPE_BATCH_SWEEP_SECONDS": str(SWEEP_SECONDS)}
+           "PERILSCOPE_BATCH_LEASE_SECONDS": str(LEASE_SECONDS), "PERILSCOPE_BATCH_SWEEP_SECONDS": str(SWEEP_SECONDS),
+           "PERILSCOPE_FILES_DIR": str(tmp_path / "files")}  # the workers' file store is the test's
     container = build_container(settings_for_tests(
         migrated_database_url, job_queue="taskiq", redis_url=REDIS_URL, job_queue_name=queue_name,
-        batch_chunk_rows=CHUNK_ROWS, batch_lease_seconds=LEASE_SECONDS,
+        batch_chunk_rows=CHUNK_ROWS, batch_lease_seconds=LEASE_SECONDS, files_dir=tmp_path / "files",
     ))
     email = f"workers-{uuid.uuid4().hex[:8]}@example.com"
     user = await container.accounts().create_user(email, STRONG_PASSWORD)

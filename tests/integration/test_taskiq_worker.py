@@ -40,14 +40,16 @@ async def test_a_worker_process_runs_the_job(migrated_database_url: str, tmp_pat
         pytest.skip("Redis at 127.0.0.1:6379 is unavailable")
     queue_name = f"perilscope:test:{uuid.uuid4().hex[:8]}"  # no other worker can take this run's jobs
     env = {**os.environ, "DATABASE_URL": migrated_database_url, "PERILSCOPE_ENV": "test", "PERILSCOPE_JOB_QUEUE": "taskiq",
-           "REDIS_URL": REDIS_URL, "PERILSCOPE_JOB_QUEUE_NAME": queue_name, "PERILSCOPE_LOG_LEVEL": "WARNING"}
+           "REDIS_URL": REDIS_URL, "PERILSCOPE_JOB_QUEUE_NAME": queue_name, "PERILSCOPE_LOG_LEVEL": "WARNING",
+           "PERILSCOPE_FILES_DIR": str(tmp_path / "files")}  # the worker's file store is the test's
     log_path = tmp_path / "worker.log"
     log_file = log_path.open("wb")  # a file, not a pipe: an undrained pipe would stall the worker
     worker = subprocess.Popen(
         [str(Path(sys.executable).parent / "perilscope"), "worker"], env=env, cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group, so the test can stop the worker and its children
     )
-    container = build_container(settings_for_tests(migrated_database_url, job_queue="taskiq", redis_url=REDIS_URL, job_queue_name=queue_name))
+    container = build_container(settings_for_tests(migrated_database_url, job_queue="taskiq", redis_url=REDIS_URL,
+                                                   job_queue_name=queue_name, files_dir=tmp_path / "files"))
     email = f"worker-{uuid.uuid4().hex[:8]}@example.com"
     try:
         user = await container.accounts().create_user(email, "Str0ng!pass")
