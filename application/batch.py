@@ -14,9 +14,10 @@ import uuid
 import msgspec
 from dataclasses import dataclass, replace
 from datetime import datetime
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from typing import Any
 
+from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_text, write_utf8
 from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.errors import InvalidInput, NotFound
@@ -44,8 +45,8 @@ from application.ports.webhooks import BatchEndedListener, NoBatchEndedListener
 from application.search_quota import MonthlyCharge
 from application.time_slices import SLICE_SECONDS, TimeSlices
 from domain.address import building_key
-from domain.batch_input import AddressRow, SubmittedAddress, iter_batch_csv, submitted_csv
-from domain.chunks import joined_csv, next_row_after
+from domain.batch_input import AddressRow, BatchCsvReader, SubmittedAddress, UploadCaps, submitted_csv
+from domain.chunks import header_and_body, next_row_after
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
 from domain.detailed_export import answer_record, input_record
 from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
@@ -103,10 +104,12 @@ class BatchService:
         slice_seconds: float = SLICE_SECONDS,
         ended: BatchEndedListener | None = None,
         metrics: Metrics | None = None,
+        caps: UploadCaps = UploadCaps(),
     ) -> None:
         self._store = store
         self._chunks = chunks
         self._files = files
+        self.caps = caps
         self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers(size_of=_answer_bytes)
         self._runner = ChunkRunner(store, chunks, files, clock, queue, policy, worker_id, answers=self,
                                    slice_seconds=slice_seconds, metrics=metrics)
@@ -130,20 +133,40 @@ class BatchService:
 
     # --- upload and start ---------------------------------------------------------
 
-    async def upload(self, caller: AccessClaims, filename: str, content: bytes) -> UploadedFile:
+    async def upload(self, caller: AccessClaims, filename: str, body: bytes | AsyncIterable[bytes]) -> UploadedFile:
+        """Read, check and store an uploaded CSV as it arrives (`body`: the file's bytes, whole or
+        as a stream), never holding it whole. Whatever is refused (UploadError, StorageFull) leaves
+        no file behind."""
         await self._lookup.quota.admit(caller)
-        rows = await self._slices().collect(iter_batch_csv(filename, content))  # UploadError says what is wrong
+        reader = BatchCsvReader(filename, self.caps)  # a wrong kind of file is refused before a byte is stored
+        upload_id = str(uuid.uuid4())
+        key = upload_key(caller.user_id, upload_id)
+        limit = self._allowance.limits.storage_bytes
+        used = await self._store.storage_used(caller.user_id)
+        stored = 0
+        async with self._files.open_writer(key) as writer:
+            async for piece in pieces(body):
+                stored += await write_utf8(writer, reader.feed(piece)[0])
+                if used + stored > limit:  # refused now, not after the rest of the file has arrived
+                    raise self._allowance.refuse_storage(used, stored)
+            stored += await write_utf8(writer, reader.finish()[0])
         upload = UploadedFile(
-            id=str(uuid.uuid4()),
-            user_id=caller.user_id,
-            name=_safe_display_name(filename),
-            content=content.decode("utf-8-sig", errors="replace") if _is_utf8(content) else content.decode("latin-1"),
-            row_count=len(rows),
-            created_at=self._clock.now(),
+            id=upload_id, user_id=caller.user_id, name=_safe_display_name(filename), row_count=reader.row_count,
+            created_at=self._clock.now(), size_bytes=stored, file_key=key,
         )
-        if not await self._store.add_upload(upload, self._allowance.limits.storage_bytes):
-            raise self._allowance.refuse_storage(await self._store.storage_used(caller.user_id), upload.size_bytes)
+        await self._add_upload_or_delete(upload)
         return upload
+
+    async def _add_upload_or_delete(self, upload: UploadedFile) -> None:
+        """Record a stored upload, within the owner's storage (checked atomically); refused or
+        failed, its file is deleted."""
+        try:
+            if not await self._store.add_upload(upload, self._allowance.limits.storage_bytes):
+                raise self._allowance.refuse_storage(await self._store.storage_used(upload.user_id), upload.size_bytes)
+        except BaseException:
+            if upload.file_key is not None:
+                await self._files.delete(upload.file_key)
+            raise
 
     async def _charge(self, caller: AccessClaims, upload: UploadedFile) -> BatchCharge:
         """One search of the month, and the upload's rows from the monthly batch row allowance."""
@@ -188,11 +211,12 @@ class BatchService:
         in the user's history. The caller charges it (the public API's daily plan), not the web's
         monthly search quota or batch row allowance."""
         now = self._clock.now()
-        content = submitted_csv(addresses)
-        upload = UploadedFile(id=str(uuid.uuid4()), user_id=user_id, name=API_BATCH_NAME, content=content,
-                              row_count=len(addresses), created_at=now)
-        if not await self._store.add_upload(upload, self._allowance.limits.storage_bytes):
-            raise self._allowance.refuse_storage(await self._store.storage_used(user_id), upload.size_bytes)
+        upload_id = str(uuid.uuid4())
+        key = upload_key(user_id, upload_id)
+        size = await write_text(self._files, key, submitted_csv(addresses))
+        upload = UploadedFile(id=upload_id, user_id=user_id, name=API_BATCH_NAME, row_count=len(addresses),
+                              created_at=now, size_bytes=size, file_key=key)
+        await self._add_upload_or_delete(upload)
         job = BatchJob(
             id=str(uuid.uuid4()), user_id=user_id, file_id=upload.id, status="queued", stage="search", done=0,
             total=upload.row_count, created_at=now, callback_url=callback_url,
@@ -241,7 +265,15 @@ class BatchService:
         """The one place a job has ended, done or failed: reached exactly once per job, by the
         process that ended it."""
         log.info("batch job ended", extra={"job_id": job.id, "status": job.status})
+        await self._drop_done_inputs(job.id)
         await self._tell_ended(job.id)
+
+    async def _drop_done_inputs(self, job_id: str) -> None:
+        """The done chunks' inputs are read no more (failed ones stay, to run again)."""
+        try:
+            await delete_files(self._files, await self._chunks.done_input_keys(job_id))
+        except Exception:  # noqa: BLE001 - the job has ended either way; the files are only garbage
+            log.exception("the inputs of a finished job's chunks could not be deleted", extra={"job_id": job_id})
 
     async def _tell_ended(self, job_id: str) -> None:
         """The webhook of a job with a callback URL hears that it ended; its trouble never fails the job."""
@@ -329,13 +361,20 @@ class BatchService:
         failed = await self._chunks.failed_inputs(job_id)
         if not failed:
             raise InvalidInput("This job has no failed rows to run again.", code="no_failed_rows")
+        upload_id = str(uuid.uuid4())
+        key = upload_key(caller.user_id, upload_id)
+        stored = 0
+        # The failed chunks' lines as uploaded, under one header: exactly what the user sent.
+        async with self._files.open_writer(key) as writer:
+            for index, chunk in enumerate(failed):
+                header, body = header_and_body(await chunk_text(self._files, chunk.source))
+                stored += await write_utf8(writer, body if index else header + body)
         upload = UploadedFile(
-            id=str(uuid.uuid4()), user_id=caller.user_id, name=f"failed_rows_of_{job_id[:8]}.csv",
-            content=joined_csv(chunk.text for chunk in failed), row_count=sum(chunk.row_count for chunk in failed),
-            created_at=self._clock.now(),
+            id=upload_id, user_id=caller.user_id, name=f"failed_rows_of_{job_id[:8]}.csv",
+            row_count=sum(chunk.row_count for chunk in failed), created_at=self._clock.now(), size_bytes=stored,
+            file_key=key,
         )
-        if not await self._store.add_upload(upload, self._allowance.limits.storage_bytes):
-            raise self._allowance.refuse_storage(await self._store.storage_used(caller.user_id), upload.size_bytes)
+        await self._add_upload_or_delete(upload)
         return await self.start(caller, upload.id)
 
     async def _answer(self, row: AddressRow) -> LookupResult:
@@ -358,8 +397,10 @@ class BatchService:
         charge = await self._charge(caller, upload)
         slices = self._slices()
         try:
-            rows = await slices.collect(iter_batch_csv("upload.csv", upload.content.encode()))
-            results = [await self._answer(row) async for row in slices.each(rows)]
+            results = []
+            async for reader, row in stored_rows(self._files, upload, self.caps):
+                results.append(await self._answer(reader.address(row)))
+                await slices.pause_if_due()
             await self._searches.add(
                 StoredSearch(id=str(uuid.uuid4()), user_id=caller.user_id, kind=BATCH, address=upload.name,
                              occupant_count=sum(len(r.occupants) for r in results), result=None,
@@ -376,7 +417,7 @@ class BatchService:
         now = self._clock.now()
         export_id = str(uuid.uuid4())
         key = export_keys(caller.user_id, export_id).csv
-        size = await write_bytes(self._files, key, to_csv(export_rows(results)).encode())
+        size = await write_text(self._files, key, to_csv(export_rows(results)))
         export = ExportFile(id=export_id, user_id=caller.user_id, name=_export_name(CLIENT_SUPPLIED_NAME, now),
                             exported_at=now, source=CLIENT, csv_key=key, size_bytes=size)
         try:
@@ -415,8 +456,11 @@ class BatchService:
         await delete_files(self._files, deleted.keys)
 
     async def purge_uploads(self) -> int:
-        """Retention: free the uploads no job needs any more (their exports stay)."""
-        return await self._store.purge_uploads(self._clock.now() - self._allowance.limits.upload_retention)
+        """Retention: free the uploads no job needs any more (their exports stay), files too.
+        Returns how many uploads went."""
+        keys = await self._store.purge_uploads(self._clock.now() - self._allowance.limits.upload_retention)
+        await delete_files(self._files, [key for key in keys if key is not None])
+        return len(keys)
 
     async def usage(self, caller: AccessClaims) -> BatchUsage:
         return await self._allowance.usage(caller)
@@ -474,12 +518,6 @@ def _record_line(row: AddressRow, answer: bytes) -> str:
     return (own[:-1] + b"," + answer[1:] + b"\n").decode()
 
 
-def _is_utf8(content: bytes) -> bool:
-    try:
-        content.decode("utf-8-sig")
-        return True
-    except UnicodeDecodeError:
-        return False
 
 
 def _safe_display_name(filename: str) -> str:

@@ -12,9 +12,8 @@ from application.ports.batch import BatchRowLedger, StorageMeter
 from application.ports.clock import Clock
 from application.ports.settings import SystemSettingsStore
 from domain.accounts import Role
+from domain.batch_input import readable_size
 from domain.quota import month_key
-
-MB = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,14 +46,6 @@ def rows_exceeded_message(rows: int, remaining: int, limit: int) -> str:
         f"{limit:,} batch rows remain this month. Upload a smaller file, or contact an administrator "
         "to raise your allowance."
     )
-
-
-def readable_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} bytes"
-    if size < MB:
-        return f"{size / 1024:,.1f} kB"
-    return f"{size / MB:,.1f} MB"
 
 
 def storage_full_message(used: int, adding: int, limit: int) -> str:

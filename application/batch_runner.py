@@ -25,15 +25,25 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from application.ports.batch import BatchJob, BatchStore, ExportFile, JobQueue
-from application.ports.chunks import ChunkFiles, ChunkOutput, ChunkResult, ChunkStore, ClaimedChunk, JobChunks
+from application.batch_files import chunk_input_key, chunk_text, stored_rows, write_text
+from application.errors import NotFound
+from application.ports.batch import BatchJob, BatchStore, ExportFile, JobQueue, UploadedFile
+from application.ports.chunks import (
+    ChunkFiles,
+    ChunkOutput,
+    ChunkResult,
+    ChunkStore,
+    ClaimedChunk,
+    JobChunks,
+    StoredChunkInput,
+)
 from application.ports.clock import Clock
 from application.ports.files import FileStore
 from application.ports.metrics import Metrics, NoMetrics
 from application.result_files import delete_files, write_chunk
 from application.time_slices import TimeSlices
-from domain.batch_input import AddressRow, UploadError
-from domain.chunks import ChunkInput, rows_of, split_csv
+from domain.batch_input import UNCAPPED, AddressRow, UploadError
+from domain.chunks import ChunkInput, ChunkSplitter, rows_of
 
 log = logging.getLogger("perilscope.batch")
 ENDED = ("done", "failed")
@@ -98,15 +108,34 @@ class ChunkRunner:
         if upload is None:
             return await self._fail(job_id, "The uploaded file is gone.")
         try:
-            # Parsed a slice at a time, and before the write transaction, which stays short.
-            inputs: list[ChunkInput] = await TimeSlices(self._slice_seconds).collect(
-                split_csv("upload.csv", upload.content, self._policy.chunk_rows)
-            )
+            # Streamed from the file store, each chunk's CSV stored on its own, all before the write
+            # transaction, which stays short.
+            inputs = [StoredChunkInput(chunk.plan, chunk.line_offset, await self._store_input(job_id, chunk))
+                      async for chunk in self._chunk_inputs(upload)]
         except UploadError as error:
             return await self._fail(job_id, f"The uploaded file could not be read again: {error.message}")
+        except NotFound:
+            return await self._fail(job_id, "The uploaded file is gone.")
         if await self._chunks.split(job_id, inputs, self._clock.now()):
             await self._send(len(inputs))
         return None
+
+    async def _chunk_inputs(self, upload: UploadedFile) -> AsyncIterator[ChunkInput]:
+        splitter: ChunkSplitter | None = None
+        slices = TimeSlices(self._slice_seconds)
+        async for reader, row in stored_rows(self._files, upload, UNCAPPED):
+            splitter = splitter or ChunkSplitter(reader.header_text, self._policy.chunk_rows)
+            if chunk := splitter.add(row):
+                yield chunk
+            await slices.pause_if_due()
+        if splitter and (chunk := splitter.end()):
+            yield chunk
+
+    async def _store_input(self, job_id: str, chunk: ChunkInput) -> str:
+        # A second split of the job (its task sent twice) writes the same bytes under the same key.
+        key = chunk_input_key(job_id, chunk.plan.index)
+        await write_text(self._files, key, chunk.text)
+        return key
 
     # --- a chunk task ----------------------------------------------------------------------
 
@@ -137,9 +166,8 @@ class ChunkRunner:
 
         try:
             async with self._holding(lambda until: self._chunks.renew(chunk, until)):
-                result = await self._answers.answer_rows(
-                    chunk.job_id, rows_of(chunk.text, chunk.line_offset), TimeSlices(self._slice_seconds)
-                )
+                rows = rows_of(await chunk_text(self._files, chunk.source), chunk.line_offset)
+                result = await self._answers.answer_rows(chunk.job_id, rows, TimeSlices(self._slice_seconds))
                 written = await write_chunk(self._files, chunk, result)
         except Exception as error:  # noqa: BLE001 - a chunk's failure is recorded; the worker goes on
             ended("failed")
@@ -161,7 +189,8 @@ class ChunkRunner:
         return await self._give_up(chunk, f"the lookup failed {chunk.attempt} times ({reason})")
 
     async def _give_up(self, chunk: ClaimedChunk, reason: str) -> BatchJob | None:
-        result = self._answers.failed_rows(rows_of(chunk.text, chunk.line_offset), reason)
+        rows = rows_of(await chunk_text(self._files, chunk.source), chunk.line_offset)
+        result = self._answers.failed_rows(rows, reason)
         if await self._complete(chunk, result, await write_chunk(self._files, chunk, result)):
             return await self.finish_if_ended(chunk.job_id)
         return None

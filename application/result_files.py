@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
+from application.batch_files import pieces, write_text
 from application.ports.batch import BatchStore, ExportFile
 from application.ports.chunks import ChunkFiles, ChunkResult, ClaimedChunk
 from application.ports.files import FileStore
-
-TEXT_PIECE = 1024 * 1024  # a legacy text (held in the database) is handed out in pieces of this size
-
 
 @dataclass(frozen=True, slots=True)
 class ExportKeys:
@@ -39,8 +37,8 @@ async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult
     """The chunk's result as this claim's two files."""
     stem = f"jobs/{chunk.job_id}/out/{chunk.plan.index}.a{chunk.attempt}"
     lines_key, detail_key = f"{stem}.lines", f"{stem}.jsonl"
-    lines_bytes = await write_bytes(files, lines_key, result.lines.encode())
-    detail_bytes = await write_bytes(files, detail_key, result.detail.encode())
+    lines_bytes = await write_text(files, lines_key, result.lines)
+    detail_bytes = await write_text(files, detail_key, result.detail)
     return ChunkFiles(lines_key, lines_bytes, detail_key, detail_bytes, result.detail_columns,
                       rows_failed=result.rows_failed, error=result.error)
 
@@ -50,14 +48,9 @@ async def delete_files(files: FileStore, keys: Iterable[str]) -> None:
         await files.delete(key)
 
 
-async def text_pieces(text: str) -> AsyncIterator[bytes]:
-    for start in range(0, len(text), TEXT_PIECE):
-        yield text[start:start + TEXT_PIECE].encode()
-
-
 def stored_bytes(files: FileStore, key: str | None, legacy_text: str | None) -> AsyncIterator[bytes]:
     """A result's bytes: its file, or the text a row kept before result files."""
-    return files.read(key) if key is not None else text_pieces(legacy_text or "")
+    return files.read(key) if key is not None else pieces((legacy_text or "").encode())
 
 
 async def export_bytes(files: FileStore, store: BatchStore, export: ExportFile, detailed: bool
@@ -67,7 +60,7 @@ async def export_bytes(files: FileStore, store: BatchStore, export: ExportFile, 
         key = export.detail_key if detailed else export.csv_key
         return files.read(key) if key is not None else None
     text = await store.legacy_text(export.user_id, export.name, detailed)
-    return None if text is None else text_pieces(text)
+    return None if text is None else pieces(text.encode())
 
 
 async def primed(pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

@@ -40,6 +40,11 @@ class TimeSlices:
             if self._due():
                 await self._pause()
 
+    async def pause_if_due(self) -> None:
+        """For a loop that cannot go through `each` (its items come from an async source)."""
+        if self._due():
+            await self._pause()
+
     async def collect(self, items: Iterable[T]) -> list[T]:
         """list(items), pausing between items; for cheap items such as parsed CSV rows."""
         collected = []

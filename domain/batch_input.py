@@ -1,17 +1,29 @@
 """Reading an uploaded batch CSV (SPEC §3: Street Address, City, State, Zip, Country) into
-address rows, or a clear message that says what is wrong with the file."""
+address rows, or a clear message that says what is wrong with the file.
+
+The file is read as it arrives, in pieces of bytes (`BatchCsvReader.feed`), so no file is ever
+held whole: a piece is decoded, checked and split into rows, and only a row still open at the
+piece's end (an unfinished line, or a quoted value that goes on past it) waits for the next."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 REQUIRED_COLUMNS = ("Street Address", "City", "State", "Zip")
 OPTIONAL_COLUMNS = ("Country",)
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-MAX_ROWS = 100_000
+DEFAULT_MAX_ROWS = 1_000_000
+# 1,000,000 rows of a portfolio with a few columns of its own (~150-300 bytes a row), with room.
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+# One row (or one line) of an address file is a few hundred characters; a "row" larger than this
+# is a wrong file or an unclosed quote, and waiting for its end would hold the file in memory.
+MAX_ROW_CHARS = 1024 * 1024
+MB = 1024 * 1024
 
 
 class UploadError(ValueError):
@@ -19,6 +31,30 @@ class UploadError(ValueError):
         super().__init__(message)
         self.message = message
         self.too_large = too_large
+
+
+@dataclass(frozen=True, slots=True)
+class UploadCaps:
+    """What one upload may hold; None: no cap (a chunk of a file already accepted)."""
+
+    max_rows: int | None = DEFAULT_MAX_ROWS
+    max_bytes: int | None = DEFAULT_MAX_BYTES
+
+
+UNCAPPED = UploadCaps(max_rows=None, max_bytes=None)
+
+
+def readable_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    if size < MB:
+        return f"{size / 1024:,.1f} kB"
+    return f"{size / MB:,.1f} MB"
+
+
+def file_too_large(max_bytes: int) -> UploadError:
+    return UploadError(f"The file is larger than {readable_size(max_bytes)}. Split it and upload the parts.",
+                       too_large=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,73 +76,229 @@ class AddressRow:
         return f"{self.street}, {self.city}, {self.state} {self.zip}".strip(" ,")
 
 
-def decode(content: bytes) -> str:
-    """UTF-8 with or without BOM, else Latin-1 (common from spreadsheets); binary is refused.
+class CsvRow(NamedTuple):  # a tuple: a million of them are made per upload
+    """An address row as read: its values, the file line it ends on, and its text as uploaded
+    (with any blank lines just before it, so consecutive rows' texts are the file's lines)."""
 
-    The whole file is searched for NUL: no text CSV has one, and one anywhere would be copied
-    into the export and refused by PostgreSQL."""
-    nul = content.find(b"\x00")
-    if nul != -1:
-        line = content.count(b"\n", 0, nul) + 1
-        raise UploadError(
-            f"This file is not a text CSV: line {line:,} contains binary data (a NUL byte). "
-            "Export it as CSV (UTF-8) and try again."
-        )
-    try:
-        return content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return content.decode("latin-1")
+    first_line: int  # file line where `text` starts
+    line: int
+    values: list[str]
+    text: str
 
 
-def read_batch_csv(filename: str, content: bytes) -> list[AddressRow]:
-    return list(iter_batch_csv(filename, content))
+class TextDecoder:
+    """A CSV's bytes as text, piece by piece: UTF-8 (a BOM at the start dropped) until a byte that
+    is not UTF-8, then Latin-1 from that byte on (common from spreadsheets). A file wholly in one
+    of them reads as before, when it was decoded whole; a file that is UTF-8 first and Latin-1 after
+    keeps both parts' characters (a whole-file decode read it all as Latin-1). Binary is refused:
+    no text CSV has a NUL, and one would be copied into the export and refused by PostgreSQL."""
 
+    def __init__(self, max_bytes: int | None = None) -> None:
+        self._max_bytes = max_bytes
+        self.bytes_read = 0
+        self._undecoded = b""  # the start of a UTF-8 character cut by the piece's end
+        self._latin1 = False
+        self._at_start = True
+        self._lines = 0  # line breaks decoded so far, for the NUL's line number
 
-def iter_batch_csv(filename: str, content: bytes) -> Iterator[AddressRow]:
-    """The rows one at a time, so a caller can pause between them (100,000 rows take a second);
-    an UploadError comes when the row that causes it is reached."""
-    if not filename.lower().endswith(".csv"):
-        raise UploadError("Only .csv files are accepted.")
-    if len(content) > MAX_UPLOAD_BYTES:
-        raise UploadError(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB. Split it and upload the parts.", too_large=True)
-    text = decode(content)
-    if not text.strip():
-        raise UploadError("The file is empty. It needs a header row (Street Address, City, State, Zip, Country) and one address per row.")
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""))
-        header = next(reader)
-    except csv.Error as error:
-        raise UploadError(f"The file could not be read as CSV: {error}.") from error
-    columns = _columns(header)
-    extra_columns = [index for index in range(len(header)) if index not in columns.values()]
-    count = 0
-    try:
-        for record in reader:
-            if not any(cell.strip() for cell in record):
-                continue  # blank lines are skipped
-            if len(record) != len(header):
-                raise UploadError(
-                    f"Line {reader.line_num} has {len(record)} values but the header has {len(header)} columns."
-                )
-            if count >= MAX_ROWS:
-                raise UploadError(f"The file has more than {MAX_ROWS:,} address rows. Split it and upload the parts.", too_large=True)
-            values = {name: record[index].strip() for name, index in columns.items()}
-            count += 1
-            zip_code, zip_note = repaired_zip(values["Zip"])
-            yield AddressRow(
-                line=reader.line_num,
-                street=values["Street Address"],
-                city=values["City"],
-                state=values["State"],
-                zip=zip_code,
-                country=values.get("Country", "") or "US",
-                extra=tuple((header[index].strip(), record[index]) for index in extra_columns),
-                zip_note=zip_note,
+    def decode(self, data: bytes, final: bool = False) -> str:
+        self.bytes_read += len(data)
+        if self._max_bytes is not None and self.bytes_read > self._max_bytes:
+            raise file_too_large(self._max_bytes)
+        data = self._undecoded + data if self._undecoded else bytes(data)
+        if self._latin1:
+            text, self._undecoded = data.decode("latin-1"), b""
+        else:
+            try:
+                text, used = codecs.utf_8_decode(data, "strict", final)
+            except UnicodeDecodeError as error:
+                text, used = data[: error.start].decode("utf-8") + data[error.start :].decode("latin-1"), len(data)
+                self._latin1 = True
+            self._undecoded = data[used:]
+        if self._at_start and text:
+            self._at_start = False
+            text = text.removeprefix("\ufeff")
+        nul = text.find("\x00")
+        if nul != -1:
+            line = self._lines + text.count("\n", 0, nul) + 1
+            raise UploadError(
+                f"This file is not a text CSV: line {line:,} contains binary data (a NUL byte). "
+                "Export it as CSV (UTF-8) and try again."
             )
-    except csv.Error as error:
-        raise UploadError(f"Line {reader.line_num} could not be read as CSV: {error}.") from error
-    if count == 0:
-        raise UploadError("The file has a header row but no address rows.")
+        self._lines += text.count("\n")
+        return text
+
+
+class BatchCsvReader:
+    """A batch CSV read as it arrives: `feed` each piece of bytes, then `finish`. Each returns the
+    piece as text (to store) and the address rows completed by it; an UploadError comes with the
+    piece that shows what is wrong. Lines are split as the csv module splits a file opened with
+    newline='' (a quoted value may span lines), so rows and line numbers are those of a whole-file
+    read; a piece's last, unfinished row waits for the next piece (at most MAX_ROW_CHARS)."""
+
+    def __init__(self, filename: str, caps: UploadCaps = UploadCaps()) -> None:
+        if not filename.lower().endswith(".csv"):
+            raise UploadError("Only .csv files are accepted.")
+        self._decoder = TextDecoder(caps.max_bytes)
+        self._max_rows = caps.max_rows
+        self._unended = ""  # the text after the last line break
+        self._waiting: list[str] = []  # ended lines of a row that goes on past them (an open quote)
+        self._lines_before = 0  # file lines before `_waiting`
+        self._skipped = ""  # blank lines since the last row, kept with the next row's text
+        self._skipped_from = 0  # the first of their lines
+        self._any_text = False  # anything but whitespace seen
+        self._blank_header = False
+        self.header: list[str] | None = None
+        self.header_text = ""
+        self._columns: dict[str, int] = {}
+        self._extra: list[int] = []
+        self.row_count = 0
+
+    def feed(self, data: bytes) -> tuple[str, list[CsvRow]]:
+        text = self._decoder.decode(data)
+        return text, self._read(text, final=False)
+
+    def finish(self) -> tuple[str, list[CsvRow]]:
+        text = self._decoder.decode(b"", final=True)
+        rows = self._read(text, final=True)
+        if not self._any_text:
+            raise UploadError(
+                "The file is empty. It needs a header row (Street Address, City, State, Zip, Country) and one address per row."
+            )
+        if self._blank_header:
+            raise _not_a_header()
+        if self.row_count == 0:
+            raise UploadError("The file has a header row but no address rows.")
+        return text, rows
+
+    @property
+    def bytes_read(self) -> int:
+        return self._decoder.bytes_read
+
+    def _read(self, text: str, final: bool) -> list[CsvRow]:
+        if not self._any_text and text and not text.isspace():
+            self._any_text = True
+        whole = self._unended + text if self._unended else text
+        if final:
+            end = len(whole)
+        else:
+            # A CR at the very end may be the first half of a CRLF.
+            search_end = len(whole) - 1 if whole.endswith("\r") else len(whole)
+            end = max(whole.rfind("\n", 0, search_end), whole.rfind("\r", 0, search_end)) + 1
+        self._unended = whole[end:]
+        if len(self._unended) > MAX_ROW_CHARS:
+            raise UploadError(
+                f"Line {self._lines_before + len(self._waiting) + 1:,} is longer than {MAX_ROW_CHARS:,} characters "
+                "without a line break: this is not an address CSV."
+            )
+        if end:
+            self._waiting.extend(io.StringIO(whole[:end] if end < len(whole) else whole, newline=""))
+        rows = self._rows(final)
+        if sum(map(len, self._waiting)) > MAX_ROW_CHARS:
+            raise UploadError(
+                f"Line {self._lines_before + 1:,} opens a quoted value that does not close within "
+                f"{MAX_ROW_CHARS:,} characters: check the quotes (\") on that line."
+            )
+        return rows
+
+    def _rows(self, final: bool) -> list[CsvRow]:
+        lines = self._waiting
+        if not lines:
+            return []
+        # Past what has arrived comes one more line: a row that takes it is still open, and waits.
+        reader = csv.reader(lines if final else itertools.chain(lines, ("\n",)))
+        rows: list[CsvRow] = []
+        taken = 0  # lines of complete rows
+        arrived, before = len(lines), self._lines_before
+        width = len(self.header) if self.header is not None else -1
+        try:
+            while taken < arrived:
+                values = next(reader)
+                end = reader.line_num
+                if end > arrived:
+                    break
+                # The usual row (one line, its first value not blank, nothing skipped, under the
+                # cap) in short; anything else through `_row`.
+                if (len(values) == width and end == taken + 1 and values[0] and not values[0].isspace()
+                        and not self._skipped and (self._max_rows is None or self.row_count < self._max_rows)):
+                    self.row_count += 1
+                    rows.append(CsvRow(before + end, before + end, values, lines[taken]))
+                    taken = end
+                    continue
+                start, taken = taken, end
+                text = lines[start] if taken - start == 1 else "".join(lines[start:taken])
+                if row := self._row(values, before + start + 1, before + taken, text):
+                    rows.append(row)
+                width = len(self.header) if self.header is not None else -1
+        except csv.Error as error:
+            line = self._lines_before + reader.line_num
+            if self.header is None:
+                raise UploadError(f"The file could not be read as CSV: {error}.") from error
+            raise UploadError(f"Line {line} could not be read as CSV: {error}.") from error
+        del lines[:taken]
+        self._lines_before += taken
+        return rows
+
+    def _row(self, values: list[str], first_line: int, line: int, text: str) -> CsvRow | None:
+        blank = not any(cell.strip() for cell in values)
+        if self.header is None:
+            if not blank and not self._blank_header:
+                self._columns = _columns(values)
+                self._extra = [index for index in range(len(values)) if index not in self._columns.values()]
+                self.header, self.header_text = values, text
+                return None
+            # A blank first row: the file is empty if nothing but whitespace ever comes.
+            if self._any_text:
+                raise _not_a_header()
+            self._blank_header = True
+            return None
+        if blank:
+            if not self._skipped:
+                self._skipped_from = first_line
+            self._skipped += text  # blank lines are skipped wherever they fall
+            return None
+        if len(values) != len(self.header):
+            raise UploadError(f"Line {line} has {len(values)} values but the header has {len(self.header)} columns.")
+        if self._max_rows is not None and self.row_count >= self._max_rows:
+            raise UploadError(
+                f"The file has more than {self._max_rows:,} address rows. Split it and upload the parts.", too_large=True
+            )
+        self.row_count += 1
+        if self._skipped:
+            first_line, text, self._skipped = self._skipped_from, self._skipped + text, ""
+        return CsvRow(first_line, line, values, text)
+
+    def address(self, row: CsvRow) -> AddressRow:
+        header = self.header or []
+        values = {name: row.values[index].strip() for name, index in self._columns.items()}
+        zip_code, zip_note = repaired_zip(values["Zip"])
+        return AddressRow(
+            line=row.line,
+            street=values["Street Address"],
+            city=values["City"],
+            state=values["State"],
+            zip=zip_code,
+            country=values.get("Country", "") or "US",
+            extra=tuple((header[index].strip(), row.values[index]) for index in self._extra),
+            zip_note=zip_note,
+        )
+
+
+def read_batch_csv(filename: str, content: bytes, caps: UploadCaps = UploadCaps()) -> list[AddressRow]:
+    return list(iter_batch_csv(filename, content, caps))
+
+
+def iter_batch_csv(filename: str, content: bytes, caps: UploadCaps = UploadCaps()) -> Iterator[AddressRow]:
+    """A file at hand (a chunk, a test's file): its rows one at a time, so a caller can pause
+    between them; an UploadError comes when the row that causes it is reached."""
+    reader = BatchCsvReader(filename, caps)
+    for piece in (content, None):
+        _, rows = reader.feed(piece) if piece is not None else reader.finish()
+        yield from map(reader.address, rows)
+
+
+def _not_a_header() -> UploadError:
+    return UploadError("The first row must be a header: Street Address, City, State, Zip, Country.")
 
 
 def repaired_zip(zip_code: str) -> tuple[str, str | None]:
@@ -124,7 +316,7 @@ def _columns(header: list[str]) -> dict[str, int]:
     """Header names matched ignoring case and surrounding spaces."""
     normalized = [cell.strip().lower() for cell in header]
     if not any(normalized):
-        raise UploadError("The first row must be a header: Street Address, City, State, Zip, Country.")
+        raise _not_a_header()
     found: dict[str, int] = {}
     for name in REQUIRED_COLUMNS + OPTIONAL_COLUMNS:
         if name.lower() in normalized:

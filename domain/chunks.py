@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from domain.batch_input import AddressRow, iter_batch_csv
+from domain.batch_input import UNCAPPED, AddressRow, BatchCsvReader, CsvRow, iter_batch_csv
 
 T = TypeVar("T")
 
@@ -40,38 +40,56 @@ def plan_chunks(row_count: int, chunk_rows: int) -> list[ChunkPlan]:
     ]
 
 
+class ChunkSplitter:
+    """Rows as they are read (domain/batch_input.py's CsvRow), gathered into chunks: `add` gives
+    back a chunk when one is full, `end` the last one. Only one chunk's text is held at a time."""
+
+    def __init__(self, header_text: str, chunk_rows: int) -> None:
+        if chunk_rows < 1:
+            raise ValueError("chunk_rows must be at least 1")
+        self._header = header_text if header_text.endswith(("\n", "\r")) else header_text + "\r\n"
+        self._chunk_rows = chunk_rows
+        self._texts: list[str] = []
+        self._first_line = 0
+        self._index = self._first_row = 0
+
+    def add(self, row: CsvRow) -> ChunkInput | None:
+        if not self._texts:
+            self._first_line = row.first_line
+        self._texts.append(row.text)
+        return self._take() if len(self._texts) == self._chunk_rows else None
+
+    def end(self) -> ChunkInput | None:
+        return self._take() if self._texts else None
+
+    def _take(self) -> ChunkInput:
+        count = len(self._texts)
+        chunk = ChunkInput(ChunkPlan(self._index, self._first_row, count), self._header + "".join(self._texts),
+                           line_offset=self._first_line - 2)
+        self._texts = []
+        self._index, self._first_row = self._index + 1, self._first_row + count
+        return chunk
+
+
 def split_csv(filename: str, text: str, chunk_rows: int) -> Iterator[ChunkInput]:
-    """The upload's rows, chunk by chunk, each as a CSV of its own. Lines are counted the way the
-    csv module counts them (a quoted value may span lines), so a chunk's rows are exactly the rows
-    `iter_batch_csv` reads from the whole file, and `rows_of` gives them their file line numbers."""
-    lines = io.StringIO(text, newline="")
-    header = lines.readline()
-    if not header.endswith(("\n", "\r")):
-        header += "\r\n"
-    consumed = 1  # lines read from `lines` so far (the header)
-    index = first_row = 0
-    in_chunk = 0
-    last_line = 1  # the line on which the chunk's latest row ended
-    for row in iter_batch_csv(filename, text.encode()):
-        in_chunk += 1
-        last_line = row.line
-        if in_chunk == chunk_rows:
-            yield _chunk(index, first_row, in_chunk, header, lines, consumed, last_line)
-            consumed = last_line
-            index, first_row, in_chunk = index + 1, first_row + in_chunk, 0
-    if in_chunk:
-        yield _chunk(index, first_row, in_chunk, header, lines, consumed, last_line)
-
-
-def _chunk(index: int, first_row: int, count: int, header: str, lines: io.StringIO, consumed: int,
-           last_line: int) -> ChunkInput:
-    body = "".join(lines.readline() for _ in range(last_line - consumed))
-    return ChunkInput(ChunkPlan(index, first_row, count), header + body, line_offset=consumed - 1)
+    """A whole file's rows, chunk by chunk, each as a CSV of its own (the header, then the chunk's
+    lines as uploaded), so a chunk's rows are exactly the rows `iter_batch_csv` reads from the whole
+    file, and `rows_of` gives them their file line numbers."""
+    reader = BatchCsvReader(filename, UNCAPPED)
+    splitter: ChunkSplitter | None = None
+    for piece in (text.encode(), None):
+        _, rows = reader.feed(piece) if piece is not None else reader.finish()
+        for row in rows:
+            splitter = splitter or ChunkSplitter(reader.header_text, chunk_rows)
+            if chunk := splitter.add(row):
+                yield chunk
+    if splitter and (chunk := splitter.end()):
+        yield chunk
 
 
 def rows_of(chunk_text: str, line_offset: int) -> Iterator[AddressRow]:
     """A chunk's rows, numbered by their lines in the uploaded file."""
-    for row in iter_batch_csv("chunk.csv", chunk_text.encode()):
+    for row in iter_batch_csv("chunk.csv", chunk_text.encode(), UNCAPPED):
         yield replace(row, line=row.line + line_offset)
 
 
@@ -91,14 +109,8 @@ def in_input_order(parts: Iterable[tuple[ChunkPlan, T]]) -> Iterator[T]:
         yield part
 
 
-def joined_csv(chunk_texts: Iterable[str]) -> str:
-    """Several chunks' CSVs as one file: the header once, then every chunk's lines as uploaded
-    (a re-run of failed rows reads exactly what the user sent)."""
-    parts: list[str] = []
-    for text in chunk_texts:
-        lines = io.StringIO(text, newline="")
-        header = lines.readline()
-        if not parts:
-            parts.append(header)
-        parts.append(lines.read())
-    return "".join(parts)
+def header_and_body(chunk_text: str) -> tuple[str, str]:
+    """A chunk's CSV as its header line and its rows' lines as uploaded."""
+    lines = io.StringIO(chunk_text, newline="")
+    header = lines.readline()
+    return header, lines.read()

@@ -162,9 +162,9 @@ class RiskyLocation:
     rating: str | None
     nri_version: str | None  # of the county's scores
     # The census tract's score and rating for the same peril; None where the tract's scores are unknown.
-    tract_score: float | None = None
-    tract_rating: str | None = None
-    tract_nri_version: str | None = None
+    tract_score: float | None
+    tract_rating: str | None
+    tract_nri_version: str | None  # may differ from the county's
 
 
 @dataclass(frozen=True, slots=True)

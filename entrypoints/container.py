@@ -46,6 +46,7 @@ from adapters.security.totp import PyotpCodes, SegnoQrCodes
 from application.admin import AdminService
 from application.rate_limit import RequestRateLimit
 from application.throttles import signups_per_address_rule
+from domain.batch_input import UploadCaps
 from domain.system_settings import SystemSettings
 from adapters.db.batch_repository import SqlBatchStore
 from adapters.db.chunk_repository import SqlChunkStore
@@ -396,6 +397,9 @@ class Container(containers.DeclarativeContainer):
         allowance=batch_allowance, detailed_writer=providers.Singleton(DetailedExportFiles),
         chunks=chunk_store, files=file_store, policy=chunk_policy, worker_id=providers.Callable(worker_identity),
         ended=batch_ended_listener, metrics=metrics,
+        caps=providers.Factory(
+            UploadCaps, max_rows=settings.provided.batch_max_rows, max_bytes=settings.provided.upload_max_bytes
+        ),
     )
     # The public API's batches (/api/v1/search/batch) on the same jobs, charged to the daily plan.
     api_batches = providers.Singleton(

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from domain.batch_input import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS
 from entrypoints.secret_store import load_or_create_secret
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +54,8 @@ class Settings:
     user_storage_bytes: int = 200 * 1024 * 1024  # each user's uploads and exports together
     api_batch_max_addresses: int = 10_000  # addresses one public API batch may hold (a larger one: 413)
     upload_retention_hours: int = 24  # unused uploads are deleted after this
+    batch_max_rows: int = DEFAULT_MAX_ROWS  # address rows one uploaded CSV may hold (more: 413)
+    upload_max_bytes: int = DEFAULT_MAX_BYTES  # bytes one uploaded CSV may hold (more: 413)
     rate_limit_per_minute: int = 60  # lookups, uploads and batches per user, when rate limiting is on
     mailer: str = "outbox"
     smtp_host: str = "localhost"
@@ -121,6 +124,8 @@ class Settings:
                 get("PERILSCOPE_API_BATCH_MAX_ADDRESSES", str(defaults.api_batch_max_addresses))
             ),
             upload_retention_hours=int(get("PERILSCOPE_UPLOAD_RETENTION_HOURS", str(defaults.upload_retention_hours))),
+            batch_max_rows=int(get("PERILSCOPE_BATCH_MAX_ROWS", str(defaults.batch_max_rows))),
+            upload_max_bytes=int(get("PERILSCOPE_UPLOAD_MAX_BYTES", str(defaults.upload_max_bytes))),
             rate_limit_per_minute=int(get("PERILSCOPE_RATE_LIMIT_PER_MINUTE", "60")),
             mailer=get("PERILSCOPE_MAILER", defaults.mailer),
             smtp_host=get("SMTP_HOST", defaults.smtp_host),
@@ -181,6 +186,8 @@ class Settings:
                 f"PERILSCOPE_API_BATCH_MAX_ADDRESSES must be from 1 to {API_BATCH_ADDRESSES_CEILING:,} "
                 "(the request body of a batch is bounded too)."
             )
+        if self.batch_max_rows < 1 or self.upload_max_bytes < 1:
+            raise SettingsError("PERILSCOPE_BATCH_MAX_ROWS and PERILSCOPE_UPLOAD_MAX_BYTES must be at least 1.")
         if self.upload_retention_hours < 1:
             raise SettingsError("PERILSCOPE_UPLOAD_RETENTION_HOURS must be at least 1.")
         if self.batch_chunk_rows < 1 or self.batch_chunk_attempts < 1:

@@ -4,8 +4,11 @@ built by Alembic, and per-test isolation by a transaction that is rolled back.""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import secrets
+import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -112,12 +115,19 @@ async def _load_reference_data(url: str) -> None:
 TEST_SECRET = secrets.token_urlsafe(48)
 
 
+# Files the tests store (uploads, chunk inputs, exports) live under one temporary directory, each
+# set of settings in a folder of its own, removed when the run ends: never in the project's var/.
+TEST_FILES_ROOT = Path(tempfile.mkdtemp(prefix="perilscope-test-files-"))
+atexit.register(shutil.rmtree, TEST_FILES_ROOT, ignore_errors=True)
+
+
 def settings_for_tests(database_url: str, **overrides: object) -> Settings:
     values = {
         "environment": "test",
         "database_url": database_url,
         "base_url": "http://testserver.local",
         "secret_key": TEST_SECRET,
+        "files_dir": Path(tempfile.mkdtemp(dir=TEST_FILES_ROOT)),
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
@@ -160,7 +170,6 @@ def container(
     migrated_database_url: str, engine: AsyncEngine, connection: AsyncConnection, reference_index,
     container_settings: dict[str, object], tmp_path: Path,
 ) -> Container:  # noqa: ANN001
-    # Each test's files (uploads, chunk results, exports) in a folder of its own.
     settings = {"files_dir": tmp_path / "files", **container_settings}
     container = build_container(settings_for_tests(migrated_database_url, **settings))
     container.reference_index.override(reference_index)

@@ -20,9 +20,18 @@ from domain.perils import PerilScores
 from application.ports.accounts import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from application.ports.batch import BatchJob, ExportFile, UploadedFile
 from application.batch_runner import ChunkPolicy
-from application.ports.chunks import ChunkFiles, ChunkOutput, ClaimedChunk, FailedInput, JobChunks
-from tests.fake_files import InMemoryFileStore
-from domain.chunks import ChunkInput, ChunkPlan
+from application.ports.chunks import (
+    ChunkFiles,
+    ChunkOutput,
+    ChunkSource,
+    ClaimedChunk,
+    FailedInput,
+    JobChunks,
+    StoredChunkInput,
+)
+from application.ports.files import checked_key, missing
+from domain.chunks import ChunkPlan
+from contextlib import asynccontextmanager
 from collections.abc import AsyncIterator, Iterable
 from application.ports.webhooks import BatchEndedListener
 from domain.system_settings import SystemSettings
@@ -497,7 +506,7 @@ class InMemoryBatchStore:
         stored = [*self.uploads.values(), *self.exports_stored]
         return sum(item.size_bytes for item in stored if item.user_id == user_id)
 
-    async def purge_uploads(self, created_before: datetime) -> int:
+    async def purge_uploads(self, created_before: datetime) -> list[str | None]:
         def needed(upload: UploadedFile) -> bool:
             users = [job for job in self.jobs.values() if job.file_id == upload.id]
             if any(job.status in UNFINISHED_JOBS for job in users):
@@ -505,9 +514,7 @@ class InMemoryBatchStore:
             return not users and upload.created_at >= created_before
 
         gone = [file_id for file_id, upload in self.uploads.items() if not needed(upload)]
-        for file_id in gone:
-            del self.uploads[file_id]
-        return len(gone)
+        return [self.uploads.pop(file_id).file_key for file_id in gone]
 
     async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
         upload = self.uploads.get(file_id)
@@ -588,7 +595,7 @@ class RecordingJobQueue:
 class _StoredChunk:
     job_id: str
     plan: ChunkPlan
-    text: str
+    input_key: str
     line_offset: int
     enqueued_at: datetime
     status: str = "queued"
@@ -609,10 +616,10 @@ class InMemoryChunkStore:
         self._last_claimed: dict[str, datetime] = {}
         self._finisher: dict[str, tuple[str, datetime]] = {}
 
-    async def split(self, job_id: str, chunks: Iterable[ChunkInput], now: datetime) -> bool:
+    async def split(self, job_id: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
         if job_id in self.chunks:
             return False
-        self.chunks[job_id] = [_StoredChunk(job_id, c.plan, c.text, c.line_offset, now) for c in chunks]
+        self.chunks[job_id] = [_StoredChunk(job_id, c.plan, c.input_key, c.line_offset, now) for c in chunks]
         self._jobs.jobs[job_id] = replace(self._jobs.jobs[job_id], done=0)
         return True
 
@@ -647,7 +654,8 @@ class InMemoryChunkStore:
         job = self._jobs.jobs[chunk.job_id]
         self._jobs.jobs[job.id] = replace(job, status="running" if job.status == "queued" else job.status,
                                           started_at=job.started_at or now)
-        return ClaimedChunk(chunk.job_id, chunk.plan, chunk.text, chunk.line_offset, chunk.attempts, owner)
+        return ClaimedChunk(chunk.job_id, chunk.plan, ChunkSource(chunk.input_key, None), chunk.line_offset,
+                            chunk.attempts, owner)
 
     def _held(self, claimed: ClaimedChunk) -> _StoredChunk | None:
         chunk = self.chunks[claimed.job_id][claimed.plan.index]
@@ -745,8 +753,61 @@ class InMemoryChunkStore:
                          last_finished_at=max((c.finished_at for c in chunks if c.finished_at), default=None))
 
     async def failed_inputs(self, job_id: str) -> list[FailedInput]:
-        return [FailedInput(c.text, c.line_offset, c.error or "", c.plan.row_count)
+        return [FailedInput(ChunkSource(c.input_key, None), c.line_offset, c.error or "", c.plan.row_count)
                 for c in self.chunks.get(job_id, []) if c.status == "failed"]
+
+    async def done_input_keys(self, job_id: str) -> list[str]:
+        return [c.input_key for c in self.chunks.get(job_id, []) if c.status == "done"]
+
+
+class InMemoryFileStore:
+    """FileStore in a dict, with the port's rules: a writer's file appears whole when its block
+    ends, nothing when it raises (application/ports/files.py)."""
+
+    def __init__(self, piece_size: int = 64 * 1024) -> None:
+        self.files: dict[str, bytes] = {}
+        self._piece_size = piece_size  # reads come in pieces of this size, records cut anywhere
+
+    @asynccontextmanager
+    async def open_writer(self, key: str) -> AsyncIterator[_MemoryWriter]:
+        writer = _MemoryWriter()
+        yield writer
+        self.files[checked_key(key)] = bytes(writer.data)
+
+    async def read(self, key: str, chunk_size: int | None = None) -> AsyncIterator[bytes]:
+        if key not in self.files:
+            raise missing(key)
+        data, chunk_size = self.files[key], chunk_size or self._piece_size
+        for start in range(0, len(data), chunk_size):
+            yield data[start:start + chunk_size]
+
+    async def size(self, key: str) -> int:
+        if key not in self.files:
+            raise missing(key)
+        return len(self.files[key])
+
+    async def delete(self, key: str) -> None:
+        self.files.pop(key, None)
+
+    async def exists(self, key: str) -> bool:
+        return key in self.files
+
+    def text(self, key: str | None) -> str:
+        """A stored file as text ('' for no key): what a test reads back."""
+        return self.files[key].decode() if key else ""
+
+
+async def collected(chunks: AsyncIterator[bytes]) -> bytes:
+    """A streamed file's bytes, whole (tests only)."""
+    return b"".join([chunk async for chunk in chunks])
+
+
+class _MemoryWriter:
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    async def write(self, chunk: bytes) -> None:
+        self.data += chunk
 
 
 class InMemoryBatchRowLedger:

@@ -55,7 +55,9 @@ def start_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]
     with log.open("w") as log_file:
         server = subprocess.Popen(
             [PERILSCOPE, "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env={**os.environ, "PERILSCOPE_BASE_URL": base_url, **env}, stdout=log_file, stderr=log_file,
+            # Its files beside its log, in the test's temporary directory, unless `env` says otherwise.
+            env={**os.environ, "PERILSCOPE_BASE_URL": base_url, "PERILSCOPE_FILES_DIR": str(log.parent / "files"), **env},
+            stdout=log_file, stderr=log_file,
         )
     try:
         wait_until(lambda: httpx.get(f"{base_url}/ready", timeout=1).status_code == 200, server, log, "the server")

@@ -41,8 +41,9 @@ class SqlBatchStore:
                 return False
             await session.execute(
                 insert(UploadedFileRow).values(
-                    id=upload.id, user_id=upload.user_id, name=upload.name, content=upload.content,
-                    row_count=upload.row_count, size_bytes=upload.size_bytes, created_at=upload.created_at,
+                    id=upload.id, user_id=upload.user_id, name=upload.name, file_key=upload.file_key,
+                    content=upload.content, row_count=upload.row_count, size_bytes=upload.size_bytes,
+                    created_at=upload.created_at,
                 )
             )
             await session.commit()
@@ -52,29 +53,35 @@ class SqlBatchStore:
         async with self._sessions() as session:
             return await _storage_used(session, user_id)
 
-    async def purge_uploads(self, created_before: datetime) -> int:
+    async def purge_uploads(self, created_before: datetime) -> list[str | None]:
         """Delete uploads no queued or running job needs: those used by a finished job, and the
-        never-used ones created before `created_before`. Returns how many went."""
+        never-used ones created before `created_before`. Returns their file keys."""
         job_uses = exists().where(BatchJobRow.file_id == UploadedFileRow.id)
         unfinished = job_uses.where(BatchJobRow.status.in_(UNFINISHED))
         async with self._writer.session() as session:
             result = await session.execute(
                 delete(UploadedFileRow).where(
                     ~unfinished, or_(job_uses, UploadedFileRow.created_at < created_before)
-                )
+                ).returning(UploadedFileRow.file_key)
             )
+            keys = list(result.scalars())
             await session.commit()
-        return result.rowcount
+        return keys
 
     async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
-        query = select(UploadedFileRow).where(UploadedFileRow.id == file_id)
+        # `content` is NULL but in uploads of before the file store (migration 0015).
+        query = select(UploadedFileRow, UploadedFileRow.content).where(UploadedFileRow.id == file_id)
         if user_id is not None:
             query = query.where(UploadedFileRow.user_id == user_id)
         async with self._sessions() as session:
-            row = await session.scalar(query)
-        if row is None:
+            found = (await session.execute(query)).first()
+        if found is None:
             return None
-        return UploadedFile(row.id, row.user_id, row.name, row.content, row.row_count, row.created_at)
+        row, content = found
+        return UploadedFile(
+            id=row.id, user_id=row.user_id, name=row.name, row_count=row.row_count, created_at=row.created_at,
+            size_bytes=row.size_bytes, file_key=row.file_key, content=content,
+        )
 
     async def add_job(self, job: BatchJob) -> None:
         await self._write(

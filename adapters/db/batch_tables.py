@@ -16,7 +16,10 @@ class UploadedFileRow(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(String(255))
-    content: Mapped[str] = mapped_column(Text)  # decoded CSV text; bounded by the upload limit
+    # The CSV's UTF-8 text is in the file store under `file_key`; uploads of before the file store
+    # (migration 0015) keep theirs in `content`.
+    file_key: Mapped[str | None] = mapped_column(String(512))
+    content: Mapped[str | None] = mapped_column(Text, deferred=True)
     row_count: Mapped[int] = mapped_column(Integer)
     size_bytes: Mapped[int] = mapped_column(BigInteger, server_default="0")  # counted against storage
     created_at: Mapped[datetime]
@@ -61,7 +64,10 @@ class BatchChunkRow(Base):
     first_row: Mapped[int] = mapped_column(Integer)
     row_count: Mapped[int] = mapped_column(Integer)
     line_offset: Mapped[int] = mapped_column(Integer)
-    input: Mapped[str] = mapped_column(Text, deferred=True)  # header + the chunk's lines, as uploaded
+    # The chunk's CSV (header + its lines, as uploaded) is in the file store under `input_key`;
+    # chunks split before the file store (migration 0015) keep theirs in `input`.
+    input_key: Mapped[str | None] = mapped_column(String(512))
+    input: Mapped[str | None] = mapped_column(Text, deferred=True)
     status: Mapped[str] = mapped_column(String(10))  # queued, running, done, failed
     attempts: Mapped[int] = mapped_column(Integer, default=0)  # claims so far; also the lease's fencing token
     lease_owner: Mapped[str | None] = mapped_column(String(120))  # host:pid; kept after, as who finished it

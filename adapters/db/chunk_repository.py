@@ -20,8 +20,16 @@ from adapters.db.batch_tables import BatchChunkRow as Chunk
 from adapters.db.batch_tables import BatchJobRow as Job
 from adapters.db.writer import SqlWriter
 from application.ports.batch import ExportFile
-from application.ports.chunks import ChunkFiles, ChunkOutput, ClaimedChunk, FailedInput, JobChunks
-from domain.chunks import ChunkInput, ChunkPlan
+from application.ports.chunks import (
+    ChunkFiles,
+    ChunkOutput,
+    ChunkSource,
+    ClaimedChunk,
+    FailedInput,
+    JobChunks,
+    StoredChunkInput,
+)
+from domain.chunks import ChunkPlan
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 CLAIM_TRIES = 8  # concurrent claimants on PostgreSQL: each lost race picks the next chunk
@@ -57,7 +65,7 @@ class SqlChunkStore:
         self._sessions = sessions
         self._writer = writer
 
-    async def split(self, job_id: str, chunks: Iterable[ChunkInput], now: datetime) -> bool:
+    async def split(self, job_id: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
         async with self._writer.session() as session:
             # Marking the job first makes a concurrent second split wait, then find it split.
             marked = await session.execute(
@@ -70,7 +78,7 @@ class SqlChunkStore:
             for chunk in chunks:
                 await session.execute(insert(Chunk).values(
                     job_id=job_id, idx=chunk.plan.index, first_row=chunk.plan.first_row,
-                    row_count=chunk.plan.row_count, line_offset=chunk.line_offset, input=chunk.text,
+                    row_count=chunk.plan.row_count, line_offset=chunk.line_offset, input_key=chunk.input_key,
                     status=QUEUED, attempts=0, enqueued_at=now, rows_failed=0,
                 ))
                 count += 1
@@ -119,7 +127,9 @@ class SqlChunkStore:
                     update(Chunk).where(Chunk.job_id == candidate.job_id, Chunk.idx == candidate.idx, claimable)
                     .values(status=RUNNING, attempts=Chunk.attempts + 1, lease_owner=owner,
                             lease_expires_at=lease_until)
-                    .returning(Chunk.attempts, Chunk.first_row, Chunk.row_count, Chunk.line_offset, Chunk.input)
+                    # `input` is NULL but in chunks split before the file store (migration 0015).
+                    .returning(Chunk.attempts, Chunk.first_row, Chunk.row_count, Chunk.line_offset, Chunk.input_key,
+                               Chunk.input)
                 )).first()
                 if taken is None:
                     continue  # another worker took it first
@@ -133,7 +143,8 @@ class SqlChunkStore:
                 await session.commit()
                 return ClaimedChunk(
                     job_id=candidate.job_id, plan=ChunkPlan(candidate.idx, taken.first_row, taken.row_count),
-                    text=taken.input, line_offset=taken.line_offset, attempt=taken.attempts, owner=owner,
+                    source=ChunkSource(taken.input_key, taken.input), line_offset=taken.line_offset,
+                    attempt=taken.attempts, owner=owner,
                 )
             await session.rollback()
         return None
@@ -298,7 +309,16 @@ class SqlChunkStore:
     async def failed_inputs(self, job_id: str) -> list[FailedInput]:
         async with self._sessions() as session:
             rows = (await session.execute(
-                select(Chunk.input, Chunk.line_offset, Chunk.error, Chunk.row_count)
+                select(Chunk.input_key, Chunk.input, Chunk.line_offset, Chunk.error, Chunk.row_count)
                 .where(Chunk.job_id == job_id, Chunk.status == FAILED).order_by(Chunk.idx)
             )).all()
-        return [FailedInput(row.input, row.line_offset, row.error or "", row.row_count) for row in rows]
+        return [FailedInput(ChunkSource(row.input_key, row.input), row.line_offset, row.error or "", row.row_count)
+                for row in rows]
+
+    async def done_input_keys(self, job_id: str) -> list[str]:
+        async with self._sessions() as session:
+            keys = await session.scalars(
+                select(Chunk.input_key).where(Chunk.job_id == job_id, Chunk.status == DONE,
+                                              Chunk.input_key.is_not(None))
+            )
+            return list(keys)

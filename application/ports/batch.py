@@ -16,13 +16,13 @@ class UploadedFile:
     id: str
     user_id: str
     name: str
-    content: str
     row_count: int
     created_at: datetime
-
-    @property
-    def size_bytes(self) -> int:
-        return len(self.content.encode())
+    size_bytes: int  # of the stored UTF-8 text, counted against the owner's storage
+    # Where its UTF-8 text is in the FileStore (application/ports/files.py); None for an upload of
+    # before the file store, whose text is `content`, in the database.
+    file_key: str | None = None
+    content: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +78,10 @@ class BatchStore(Protocol):
         `storage_limit` bytes (checked and stored atomically); False when refused."""
         ...
     async def storage_used(self, user_id: str) -> int: ...
-    async def purge_uploads(self, created_before: datetime) -> int:
+    async def purge_uploads(self, created_before: datetime) -> list[str | None]:
         """Delete the uploads no unfinished job needs: used by a finished job, or never used and
-        created before `created_before`. Returns how many were deleted."""
+        created before `created_before`. Returns each deleted upload's file key (None for one kept
+        in the database), for the caller to delete the files."""
         ...
     async def upload(self, user_id: str | None, file_id: str) -> UploadedFile | None:
         """The caller's upload; user_id None only for the job runner."""

@@ -12,14 +12,31 @@ from datetime import datetime
 from typing import Protocol
 
 from application.ports.batch import ExportFile
-from domain.chunks import ChunkInput, ChunkPlan
+from domain.chunks import ChunkPlan
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunkInput:
+    """A chunk to store: its place, and where its CSV (domain/chunks.py) is in the FileStore."""
+
+    plan: ChunkPlan
+    line_offset: int
+    input_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSource:
+    """Where a chunk's CSV is: a FileStore key, or (chunks split before the file store) the text."""
+
+    input_key: str | None
+    text: str | None
 
 
 @dataclass(frozen=True, slots=True)
 class ClaimedChunk:
     job_id: str
     plan: ChunkPlan
-    text: str  # the chunk's CSV (domain/chunks.py)
+    source: ChunkSource  # the chunk's CSV (domain/chunks.py)
     line_offset: int
     attempt: int  # the fencing token: this claim's number
     owner: str  # worker id, host:pid
@@ -93,14 +110,14 @@ class JobChunks:
 
 @dataclass(frozen=True, slots=True)
 class FailedInput:
-    text: str  # the chunk's CSV
+    source: ChunkSource  # the chunk's CSV
     line_offset: int
     error: str
     row_count: int
 
 
 class ChunkStore(Protocol):
-    async def split(self, job_id: str, chunks: Iterable[ChunkInput], now: datetime) -> bool:
+    async def split(self, job_id: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
         """Store the job's chunks, queued, unless it has some already (checked and stored in one
         transaction); True when this call split it."""
         ...
@@ -174,3 +191,8 @@ class ChunkStore(Protocol):
         ...
 
     async def failed_inputs(self, job_id: str) -> list[FailedInput]: ...
+
+    async def done_input_keys(self, job_id: str) -> list[str]:
+        """The FileStore keys of the inputs of the job's done chunks (nothing reads them again:
+        only failed chunks are run again), to delete once the job has ended."""
+        ...

@@ -291,8 +291,9 @@ class BatchRequest(msgspec.Struct):
     ]
     include_details: Annotated[
         bool,
-        msgspec.Meta(description="Kept for SPEC §7 clients: every export has the full detail (scores, ratings, "
-                     "location, provenance) whatever this says."),
+        msgspec.Meta(description="Accepted and ignored, so clients of the original API keep working: true, false "
+                     "or left out give the same export, which always has the full detail (scores, ratings, "
+                     "location, provenance). Not true or false: 400."),
     ] = True
     callback_url: (
         Annotated[

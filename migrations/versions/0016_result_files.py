@@ -1,7 +1,7 @@
 """chunk results and exports as files in the file store: their keys and sizes in the rows
 
 Revision ID: 0016_result_files
-Revises: 0014_batch_chunks
+Revises: 0015_upload_files
 
 The text columns stay, nullable, for rows written before: an export or a chunk result stored as
 text is still read from them (application/result_files.py); nothing new is written there.
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0016_result_files'
-down_revision = '0014_batch_chunks'
+down_revision = '0015_upload_files'
 branch_labels = None
 depends_on = None
 

@@ -315,3 +315,43 @@ async def test_a_smaller_cap_from_the_settings_is_said_in_the_413(client: AsyncC
     too_large = await submit(client, key, [SEATTLE, MIAMI, NOWHERE])
     assert too_large.status_code == 413 and "at most 2" in too_large.json()["error"]
     assert too_large.json()["details"] == {"limit": 2, "sent": 3}
+
+
+
+def without_scored_at(export: str, fmt: str) -> list:
+    """The export's records without the moment each row was scored (the one field two runs of the
+    same rows differ in, in the JSON Lines' receipts; the CSV has no such column)."""
+    if fmt == "csv":
+        return list(csv.DictReader(io.StringIO(export)))
+    records = [json.loads(line) for line in export.splitlines()]
+    for record in records:
+        del record["receipt"]["scored_at"]
+    return records
+
+
+async def test_include_details_is_accepted_and_changes_nothing(client: AsyncClient, queue: HeldQueue) -> None:
+    """SPEC §7 lists include_details without a meaning: every export has the full detail, so true,
+    false and leaving it out give the same export, record for record; a value not a boolean is a 400."""
+    _, key = await api_user(client, "ann@example.com")
+    sent = {"true": {"include_details": True}, "false": {"include_details": False}, "omitted": {}}
+    export_ids = {}
+    for name, extra in sent.items():
+        accepted = await submit(client, key, [SEATTLE, NOWHERE], path="/api/v1/batch-assessment", **extra)
+        assert accepted.status_code == 202, accepted.text
+        export_ids[name] = accepted.json()["export_id"]
+    await queue.run_all()
+
+    exports: dict[str, dict[str, list]] = {"jsonl": {}, "csv": {}}
+    for fmt, by_value in exports.items():
+        for name, export_id in export_ids.items():
+            made = await client.post("/api/v1/export/create", json={"export_id": export_id, "format": fmt}, headers=key)
+            answer = await client.get(made.json()["download_url"], headers=key)
+            assert answer.status_code == 200, answer.text
+            by_value[name] = without_scored_at(answer.text, fmt)
+        assert len(by_value["true"]) == 2 and by_value["true"] == by_value["false"] == by_value["omitted"], fmt
+    seattle = exports["jsonl"]["false"][0]  # the full detail, though false was sent
+    assert seattle["Total_Score"] is not None and seattle["receipt"]["datasets"] and seattle["county_fips"] == "53033"
+
+    refused = await submit(client, key, [SEATTLE], include_details="yes")
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["code"] == "validation_error" and "include_details" in refused.json()["error"]

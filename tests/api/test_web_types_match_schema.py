@@ -23,14 +23,14 @@ PAIRS = {
     "RecentSearchesResponse": "RecentSearchesBody",
     "StoredSearchResponse": "StoredSearchBody",
     "PortfolioSummary": "PortfolioBody",
-    "PortfolioHeadline": "HeadlineBody",
-    "PerilDistribution": "PerilDistributionBody",
-    "CountyExposure": "CountyExposureBody",
-    "PortfolioValue": "ValueSummaryBody",
-    "RiskyLocation": "RiskyLocationBody",
-    "SectorMix": "SectorMixBody",
-    "TractSummary": "TractSummaryBody",
-    "TractDistribution": "TractDistributionBody",
+    "PortfolioHeadline": "Headline",
+    "PerilDistribution": "PerilDistribution",
+    "CountyExposure": "CountyExposure",
+    "PortfolioValue": "ValueSummary",
+    "RiskyLocation": "RiskyLocation",
+    "SectorMix": "SectorMix",
+    "TractSummary": "TractSummary",
+    "TractDistribution": "TractDistribution",
 }
 # A feature's own requests keep their types beside them (STYLE §6).
 FEATURE_PAIRS = {

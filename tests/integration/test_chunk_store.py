@@ -20,7 +20,8 @@ from adapters.db.engine import create_session_factory
 from adapters.db.writer import SqlWriter
 from adapters.security.passwords import Argon2PasswordHasher
 from application.ports.batch import BatchJob, ExportFile
-from application.ports.chunks import ChunkFiles
+from application.batch_files import chunk_input_key
+from application.ports.chunks import ChunkFiles, ChunkSource, StoredChunkInput
 from domain.chunks import split_csv
 from entrypoints.container import Container, build_container
 from tests.conftest import STRONG_PASSWORD, settings_for_tests
@@ -60,15 +61,21 @@ async def _job(container: Container, user_id: str, rows: int, chunk_rows: int, c
                  created_at=created_at)
     )
     assert job_id in await container.chunk_store().unsplit_jobs(limit=1000)
-    assert await container.chunk_store().split(job_id, split_csv("x.csv", _csv(rows), chunk_rows), T0)
+    assert await container.chunk_store().split(job_id, _inputs(job_id, rows, chunk_rows), T0)
     return job_id
+
+
+def _inputs(job_id: str, rows: int, chunk_rows: int) -> list[StoredChunkInput]:
+    """The job's chunks as the runner stores them (their CSVs' keys; the files are not needed here)."""
+    return [StoredChunkInput(chunk.plan, chunk.line_offset, chunk_input_key(job_id, chunk.plan.index))
+            for chunk in split_csv("x.csv", _csv(rows), chunk_rows)]
 
 
 async def test_concurrent_claimants_take_every_chunk_exactly_once(world) -> None:  # noqa: ANN001
     container, user_id = world
     job_id = await _job(container, user_id, rows=40, chunk_rows=2)
     assert job_id not in await container.chunk_store().unsplit_jobs(limit=1000)
-    assert not await container.chunk_store().split(job_id, split_csv("x.csv", _csv(4), 2), T0)  # split once
+    assert not await container.chunk_store().split(job_id, _inputs(job_id, 4, 2), T0)  # split once
 
     async def claimant(store: SqlChunkStore, owner: str) -> list[int]:
         taken = []
@@ -183,10 +190,26 @@ async def test_a_job_fails_once_and_a_finished_job_keeps_only_its_failed_rows(wo
     export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="j.csv", exported_at=T0, csv_key="exports/j.csv")
     assert await store.finish(job_id, "host:1", export, T0)
     [kept] = await store.failed_inputs(job_id)
-    assert (kept.error, kept.row_count, kept.text.count("Main St")) == ("boom", 2, 2)
+    assert (kept.error, kept.row_count, kept.source) == ("boom", 2, ChunkSource(chunk_input_key(job_id, 1), None))
+    # The done chunk's input is read no more: its file may go; the failed one's stays, to run again.
+    assert await store.done_input_keys(job_id) == [chunk_input_key(job_id, 0)]
     async with container.engine().connect() as connection:
         leftovers = (await connection.execute(
-            select(BatchChunkRow.lines_key, BatchChunkRow.detail_key, BatchChunkRow.input).where(BatchChunkRow.job_id == job_id)
+            select(BatchChunkRow.lines_key, BatchChunkRow.detail_key).where(BatchChunkRow.job_id == job_id)
             .order_by(BatchChunkRow.idx)
         )).all()
-    assert [tuple(row) for row in leftovers] == [(None, None, ""), (None, None, kept.text)]
+    assert [tuple(row) for row in leftovers] == [(None, None), (None, None)]
+
+
+async def test_a_chunk_split_before_the_file_store_is_claimed_with_its_text(world) -> None:  # noqa: ANN001
+    """Chunks of before migration 0015 keep their CSV in the `input` column and have no key."""
+    container, user_id = world
+    job_id = await _job(container, user_id, rows=2, chunk_rows=2)
+    async with container.engine().begin() as connection:
+        await connection.execute(
+            BatchChunkRow.__table__.update().where(BatchChunkRow.job_id == job_id)
+            .values(input_key=None, input=_csv(2))
+        )
+    store = container.chunk_store()
+    claimed = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    assert claimed.job_id == job_id and claimed.source == ChunkSource(None, _csv(2))

@@ -25,7 +25,7 @@ from application.ports.accounts import AccessClaims
 from domain.accounts import Role
 from entrypoints.container import Container, build_container
 from tests.conftest import STRONG_PASSWORD, _unavailable, settings_for_tests
-from tests.fake_files import collected
+from tests.fakes import collected
 from tests.integration.test_taskiq_worker import REDIS_URL, ROOT, _redis_up
 
 # Workers on many machines share PostgreSQL; the embedded default (SQLite) runs jobs in process.
@@ -129,7 +129,7 @@ async def cluster(migrated_database_url: str, tmp_path: Path) -> AsyncIterator[C
            "PERILSCOPE_JOB_QUEUE": "taskiq", "REDIS_URL": REDIS_URL, "PERILSCOPE_JOB_QUEUE_NAME": queue_name,
            "PERILSCOPE_LOG_LEVEL": "WARNING", "PERILSCOPE_BATCH_CHUNK_ROWS": str(CHUNK_ROWS),
            "PERILSCOPE_BATCH_LEASE_SECONDS": str(LEASE_SECONDS), "PERILSCOPE_BATCH_SWEEP_SECONDS": str(SWEEP_SECONDS),
-           "PERILSCOPE_FILES_DIR": str(tmp_path / "files")}  # the workers' files and the test's: one store
+           "PERILSCOPE_FILES_DIR": str(tmp_path / "files")}  # the workers' file store is the test's
     container = build_container(settings_for_tests(
         migrated_database_url, job_queue="taskiq", redis_url=REDIS_URL, job_queue_name=queue_name,
         batch_chunk_rows=CHUNK_ROWS, batch_lease_seconds=LEASE_SECONDS, files_dir=tmp_path / "files",

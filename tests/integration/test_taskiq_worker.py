@@ -19,7 +19,7 @@ from application.ports.accounts import AccessClaims
 from domain.accounts import Role
 from entrypoints.container import build_container
 from tests.conftest import IN_CI, settings_for_tests
-from tests.fake_files import collected
+from tests.fakes import collected
 
 REDIS_URL = "redis://127.0.0.1:6379/15"  # a database of its own, away from anything else on this Redis
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +42,7 @@ async def test_a_worker_process_runs_the_job(migrated_database_url: str, tmp_pat
     queue_name = f"perilscope:test:{uuid.uuid4().hex[:8]}"  # no other worker can take this run's jobs
     env = {**os.environ, "DATABASE_URL": migrated_database_url, "PERILSCOPE_ENV": "test", "PERILSCOPE_JOB_QUEUE": "taskiq",
            "REDIS_URL": REDIS_URL, "PERILSCOPE_JOB_QUEUE_NAME": queue_name, "PERILSCOPE_LOG_LEVEL": "WARNING",
-           "PERILSCOPE_FILES_DIR": str(tmp_path / "files")}  # the worker's files and the test's: one store
+           "PERILSCOPE_FILES_DIR": str(tmp_path / "files")}  # the worker's file store is the test's
     log_path = tmp_path / "worker.log"
     log_file = log_path.open("wb")  # a file, not a pipe: an undrained pipe would stall the worker
     worker = subprocess.Popen(

@@ -23,7 +23,7 @@ from domain.api_access import ApiScope, Plan, UserPlan
 from domain.batch_input import INDEX_COLUMN, SubmittedAddress
 from tests.conftest import TEST_SECRET
 from tests.fakes import BatchWorld, DictRoles, FakeClock, in_memory_batch
-from tests.fake_files import collected
+from tests.fakes import collected
 from tests.fakes_api import InMemoryDailyUsage, InMemoryIdempotencyKeys, InMemoryPlans
 
 ANN = ApiCaller("ann", "key-1", frozenset({ApiScope.READ, ApiScope.BATCH}))

@@ -14,6 +14,7 @@ from application.batch import BatchService
 from application.batch_runner import ChunkPolicy
 from application.errors import InvalidInput, NotFound
 from application.ports.accounts import AccessClaims
+from application.batch_files import chunk_text
 from application.result_files import write_chunk
 from application.time_slices import TimeSlices
 from domain.accounts import Role
@@ -139,7 +140,7 @@ async def test_a_claimant_whose_lease_was_taken_over_deletes_its_files_and_only_
         if not w.chunks.chunks[job_id][0].attempts > 1:
             clock.advance(LEASE * 2)  # this worker stalls past its lease; another takes the chunk over
             thief = await w.chunks.claim("thief:2", clock.now(), clock.now() + LEASE, max_attempts=3)
-            won = w.service.failed_rows(rows_of(thief.text, thief.line_offset), "THE TAKER'S ROWS")
+            won = w.service.failed_rows(rows_of(await chunk_text(w.files, thief.source), thief.line_offset), "THE TAKER'S ROWS")
             assert await w.chunks.complete(thief, await write_chunk(w.files, thief, won), clock.now())
         return await answer(row)
 
@@ -150,7 +151,7 @@ async def test_a_claimant_whose_lease_was_taken_over_deletes_its_files_and_only_
     [export] = w.store.exports_stored
     assert w.store.jobs[job_id].status == "done"
     assert w.export_text(export).count("THE TAKER'S ROWS") == 2 and export_streets(w.export_text(export)) == streets(2)
-    assert [key for key in w.files.files if key.startswith("jobs/")] == []  # the chunk files went with the finish
+    assert [key for key in w.files.files if "/out/" in key] == []  # the chunk results went with the finish
 
 
 async def test_a_job_whose_export_cannot_be_assembled_fails_and_its_chunk_files_go() -> None:
@@ -164,7 +165,7 @@ async def test_a_job_whose_export_cannot_be_assembled_fails_and_its_chunk_files_
     while w.queue.chunk_tasks:
         await run_one_chunk(w)
     assert w.store.jobs[job_id].status == "failed" and w.store.exports_stored == []
-    assert [key for key in w.files.files if key.startswith("jobs/")] == []
+    assert [key for key in w.files.files if "/out/" in key] == []
 
 
 async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_can_run_again() -> None:
@@ -229,7 +230,7 @@ async def test_a_finisher_that_dies_is_replaced_and_the_job_gets_one_export() ->
     job_id = await started(w, ANN, streets(2))
     clock = w.lookup.clock
     chunk = await w.chunks.claim("dead:1", clock.now(), clock.now() + LEASE, max_attempts=3)
-    result = await w.service.answer_rows(job_id, rows_of(chunk.text, chunk.line_offset), TimeSlices())
+    result = await w.service.answer_rows(job_id, rows_of(await chunk_text(w.files, chunk.source), chunk.line_offset), TimeSlices())
     assert await w.chunks.complete(chunk, await write_chunk(w.files, chunk, result), clock.now())
     assert await w.chunks.begin_finishing(job_id, "dead:1", clock.now(), clock.now() + LEASE)
     await w.service.sweep()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain.batch_input import MAX_ROWS, UploadError, read_batch_csv
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.batch_input import MAX_ROW_CHARS, BatchCsvReader, UploadCaps, UploadError, read_batch_csv
 
 HEADER = "Street Address,City,State,Zip,Country\n"
 GOOD_ROW = "701 5th Ave,Seattle,WA,98104,US\n"
@@ -24,15 +27,18 @@ MALFORMED = [
     ("empty header cells", "a.csv", b",,,\nx,y,z,w\n", "The first row must be a header"),
     ("unterminated quote", "a.csv", (HEADER + '"701 5th Ave,Seattle,WA,98104,US\n').encode(), "values but the header"),
     ("semicolon separated", "a.csv", b"Street Address;City;State;Zip\n701 5th Ave;Seattle;WA;98104\n", "Missing required column(s)"),
-    ("too large", "a.csv", b"x" * (20 * 1024 * 1024 + 1), "larger than 20 MB"),
-    ("too many rows", "a.csv", (HEADER + GOOD_ROW * (MAX_ROWS + 1)).encode(), "more than 100,000"),
+    ("too large", "a.csv", b"x" * (20 * 1024 * 1024 + 1), "larger than 20.0 MB"),
+    ("too many rows", "a.csv", (HEADER + GOOD_ROW * (1000 + 1)).encode(), "more than 1,000 address rows"),
+    ("a line without end", "a.csv", (HEADER + "x" * (MAX_ROW_CHARS + 1)).encode(), "without a line break"),
+    ("a quote that never closes", "a.csv", (HEADER + '"x' + GOOD_ROW * 40_000).encode(), "field larger than field limit"),
 ]
+CAPS = UploadCaps(max_rows=1000, max_bytes=20 * 1024 * 1024)
 
 
 @pytest.mark.parametrize(("case", "filename", "content", "message"), MALFORMED, ids=[c[0] for c in MALFORMED])
 def test_malformed_files_get_a_clear_message(case: str, filename: str, content: bytes, message: str) -> None:
     with pytest.raises(UploadError) as raised:
-        read_batch_csv(filename, content)
+        read_batch_csv(filename, content, CAPS)
     assert message in raised.value.message, case
 
 
@@ -47,10 +53,13 @@ def test_a_nul_anywhere_in_the_file_is_refused_with_its_line() -> None:
     assert not raised.value.too_large
 
 
-def test_sizes_are_flagged_for_a_413() -> None:
+def test_sizes_are_flagged_for_a_413_with_the_cap() -> None:
     with pytest.raises(UploadError) as raised:
-        read_batch_csv("a.csv", b"x" * (20 * 1024 * 1024 + 1))
-    assert raised.value.too_large
+        read_batch_csv("a.csv", b"x" * 1001, UploadCaps(max_bytes=1000))
+    assert raised.value.too_large and "larger than 1000 bytes" in raised.value.message
+    with pytest.raises(UploadError) as raised:
+        read_batch_csv("a.csv", (HEADER + GOOD_ROW * 3).encode(), UploadCaps(max_rows=2))
+    assert raised.value.too_large and "more than 2 address rows" in raised.value.message
 
 
 def test_headers_match_ignoring_case_and_spaces_bom_and_latin1() -> None:
@@ -62,6 +71,53 @@ def test_headers_match_ignoring_case_and_spaces_bom_and_latin1() -> None:
     assert latin[1].street == "1 Café Way"
 
 
-def test_one_hundred_thousand_rows_are_accepted() -> None:
-    rows = read_batch_csv("a.csv", (HEADER + GOOD_ROW * MAX_ROWS).encode())
-    assert len(rows) == MAX_ROWS
+def test_exactly_the_cap_is_accepted() -> None:
+    rows = read_batch_csv("a.csv", (HEADER + GOOD_ROW * 1000).encode(), CAPS)
+    assert len(rows) == 1000
+
+
+def read_in_pieces(content: bytes, cuts: list[int]) -> tuple[str, list]:
+    """The file fed in the pieces `cuts` makes of it: its text as stored, and its rows."""
+    reader = BatchCsvReader("a.csv")
+    texts, rows = [], []
+    bounds = [0, *sorted(cut % (len(content) + 1) for cut in cuts), len(content)]
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        text, got = reader.feed(content[start:end])
+        texts.append(text)
+        rows.extend(reader.address(row) for row in got)
+    text, got = reader.finish()
+    texts.append(text)
+    rows.extend(reader.address(row) for row in got)
+    return "".join(texts), rows
+
+
+CELL = st.text(alphabet=st.sampled_from('ab ,"\n\ré7'), max_size=6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    cells=st.lists(st.tuples(CELL, CELL), min_size=1, max_size=12),
+    newline=st.sampled_from(["\n", "\r\n", "\r"]),
+    encoding=st.sampled_from(["utf-8", "utf-8-sig", "latin-1"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=8),
+)
+def test_any_cut_of_the_bytes_reads_as_the_whole_file(cells: list[tuple[str, str]], newline: str, encoding: str,
+                                                       cuts: list[int]) -> None:
+    """A stream may cut a file anywhere: in a UTF-8 character, a CRLF, a quoted value."""
+    def quoted(value: str) -> str:
+        return '"' + value.replace('"', '""') + '"'
+
+    lines = ["Street Address,City,State,Zip,Notes"]
+    lines += [f"{quoted('1 ' + street)},Seattle,WA,98104,{quoted(note)}" for street, note in cells]
+    text = newline.join(lines) + newline
+    content = text.encode(encoding)
+    stored, rows = read_in_pieces(content, cuts)
+    assert stored == text  # stored as it was sent, whatever its encoding (BOM dropped)
+    assert rows == read_batch_csv("a.csv", content)
+    assert [row.street for row in rows] == [("1 " + street).strip() for street, _ in cells]
+
+
+def test_a_file_utf8_first_and_latin1_after_keeps_both() -> None:
+    content = (HEADER + "1 Café Way,Miami,FL,33130,US\n").encode() + "2 Señor St,Miami,FL,33130,US\n".encode("latin-1")
+    _, rows = read_in_pieces(content, [len(content) - 3])
+    assert [row.street for row in rows] == ["1 Café Way", "2 Señor St"]

@@ -14,7 +14,7 @@ import msgspec
 from adapters.files.local import LocalFileStore
 from application.portfolio_tally import decode_summary, tally_lines
 from application.ports.batch import BatchJob
-from application.ports.chunks import ChunkOutput, ClaimedChunk, ChunkResult
+from application.ports.chunks import ChunkOutput, ChunkResult, ChunkSource, ClaimedChunk
 from application.result_files import write_chunk
 from domain.chunks import ChunkPlan
 from tests.fakes import in_memory_batch
@@ -41,7 +41,7 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
         rows = range(index * ROWS_PER_CHUNK, (index + 1) * ROWS_PER_CHUNK)
         result = ChunkResult(lines="".join(f"{row} Main St,line\r\n" for row in rows),
                              detail=b"".join(record(row) for row in rows).decode(), detail_columns=("policy",))
-        claim = ClaimedChunk("job-1", ChunkPlan(index, rows.start, len(rows)), "", 0, attempt=1, owner="w:1")
+        claim = ClaimedChunk("job-1", ChunkPlan(index, rows.start, len(rows)), ChunkSource(None, ""), 0, attempt=1, owner="w:1")
         written = await write_chunk(files, claim, result)
         outputs.append(ChunkOutput(claim.plan, written.lines_key, written.detail_key, written.detail_columns))
     chunk_bytes = sum((tmp_path / "files" / key).stat().st_size for output in outputs for key in output.keys)

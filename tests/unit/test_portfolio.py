@@ -229,7 +229,7 @@ class _OneExport:
         import msgspec
 
         from application.ports.batch import ExportFile
-        from tests.fake_files import InMemoryFileStore
+        from tests.fakes import InMemoryFileStore
 
         self.reads = 0
         self.files = InMemoryFileStore(piece_size=100)  # records cut mid-line, as a store may

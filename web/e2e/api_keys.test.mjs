@@ -2,7 +2,7 @@
 // public API from outside the browser, revoke it after confirming, and see the next call refused.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { BASE_URL, a11yViolations, launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { BASE_URL, a11yViolations, launch, newUser, openPage, screenshot, screenshotPath } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -19,10 +19,7 @@ async function assess(key) {
 test('create a key, copy it once, use it with the API, revoke it and see the next call refused', async () => {
   const { page, errors, context } = await openPage(browser);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE_URL });
-  const email = uniqueEmail('apikeys');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'apikeys');
 
   await page.goto('/settings');
   const section = page.getByRole('region', { name: 'API keys' });
@@ -40,6 +37,9 @@ test('create a key, copy it once, use it with the API, revoke it and see the nex
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations with the new key shown');
   await screenshot(page, 'api-key-created');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await section.screenshot({ path: screenshotPath('api-key-created-390') });
+  await page.setViewportSize({ width: 1280, height: 900 });
   await section.getByRole('button', { name: 'I have saved my key' }).click();
   assert.equal(await section.getByText(key).count(), 0, 'the whole key is not shown again');
   const row = section.getByRole('row', { name: /Rating tool/ });
@@ -57,7 +57,12 @@ test('create a key, copy it once, use it with the API, revoke it and see the nex
   assert.doesNotMatch(await section.getByRole('row', { name: /Rating tool/ }).textContent(), /Never/);
 
   await section.getByRole('button', { name: 'Revoke Rating tool' }).click();
-  await section.getByRole('group', { name: 'Revoke Rating tool?' }).getByRole('button', { name: 'Revoke' }).click();
+  const confirm = section.getByRole('group', { name: 'Revoke Rating tool?' });
+  await section.screenshot({ path: screenshotPath('api-key-revoke-confirm-1280') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await section.screenshot({ path: screenshotPath('api-key-revoke-confirm-390') });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await confirm.getByRole('button', { name: 'Revoke' }).click();
   await section.getByText('Revoked Rating tool: it no longer works.').waitFor();
   await section.getByText('You have no API keys yet.').waitFor();
   await screenshot(page, 'api-key-revoked');

@@ -1,10 +1,8 @@
 // Batch processing in a real browser: upload Seattle addresses, wait for the job, open the export.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { a11yViolations, largePortfolio, launch, openPage, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, batchComplete, csvFile, largePortfolio, launch, newUser, openPage, screenshot, startBatch } from './helpers.mjs';
 
 const SAMPLE = [
   'Street Address,City,State,Zip,Country',
@@ -13,7 +11,7 @@ const SAMPLE = [
   '1420 5th Ave,Seattle,WA,98101,US',
   '405 Olive Way,Seattle,WA,98101,US',
   '100 Biscayne Blvd,Miami,FL,33130,US',
-].join('\n');
+];
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -21,17 +19,10 @@ after(async () => { await browser?.close(); });
 
 test('upload a CSV, follow the job to the end, open and download the export', async () => {
   const { page, errors, context } = await openPage(browser);
-  const email = uniqueEmail('batch');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'batch');
 
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'seattle_portfolio.csv');
-  writeFileSync(file, SAMPLE);
-  await page.locator('input[type=file]').setInputFiles(file);
-  await page.getByText('File uploaded successfully: seattle_portfolio.csv').waitFor();
-  await page.getByRole('button', { name: 'Process Batch File' }).click();
-  await page.getByText(/Batch complete: 5 address\(es\) exported/).waitFor({ timeout: 60_000 });
+  await startBatch(page, csvFile('seattle_portfolio.csv', SAMPLE));
+  await batchComplete(page, 5);
   await screenshot(page, 'batch-done');
 
   const link = page.getByRole('list', { name: 'Exported files' }).getByRole('link').first();
@@ -75,25 +66,18 @@ test('upload a CSV, follow the job to the end, open and download the export', as
 
 test('a large upload shows its progress climbing before the job is done', async () => {
   const { page, errors, context } = await openPage(browser);
-  const email = uniqueEmail('progress');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
-
-  const file = largePortfolio();
-  await page.locator('input[type=file]').setInputFiles(file);
-  await page.getByText('File uploaded successfully: large_portfolio.csv').waitFor({ timeout: 60_000 });
+  await newUser(page, 'progress');
 
   // Every percentage the progress bar shows, as it shows it.
-  await page.evaluate(() => {
+  const watchProgress = () => page.evaluate(() => {
     window.seenPercents = [];
     new MutationObserver(() => {
       const bar = document.querySelector('[role=progressbar][aria-label="Batch progress"]');
       if (bar) window.seenPercents.push(Number(bar.getAttribute('aria-valuenow')));
     }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
   });
-  await page.getByRole('button', { name: 'Process Batch File' }).click();
-  await page.getByText(/Batch complete: 100,?000 address\(es\) exported/).waitFor({ timeout: 120_000 });
+  await startBatch(page, largePortfolio(), { beforeStart: watchProgress });
+  await batchComplete(page, 100_000, 120_000);
   const seen = await page.evaluate(() => window.seenPercents);
   const between = [...new Set(seen)].filter((percent) => percent > 0 && percent < 100);
   assert.ok(between.length >= 1, `an intermediate percentage was shown (saw ${[...new Set(seen)].join(', ')})`);
@@ -104,14 +88,9 @@ test('a large upload shows its progress climbing before the job is done', async 
 
 test('leaving the dashboard while a batch runs: on return its progress, then its completion message', async () => {
   const { page, errors, context } = await openPage(browser);
-  const email = uniqueEmail('away');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'away');
 
-  await page.locator('input[type=file]').setInputFiles(largePortfolio());
-  await page.getByText('File uploaded successfully: large_portfolio.csv').waitFor({ timeout: 60_000 });
-  await page.getByRole('button', { name: 'Process Batch File' }).click();
+  await startBatch(page, largePortfolio());
   const bar = page.getByRole('progressbar', { name: 'Batch progress' });
   await bar.waitFor();
 
@@ -128,7 +107,7 @@ test('leaving the dashboard while a batch runs: on return its progress, then its
   await page.getByRole('button', { name: 'Processing...' }).waitFor();
   await screenshot(page, 'batch-progress-on-return');
 
-  await page.getByText(/Batch complete: 100,?000 address\(es\) exported/).waitFor({ timeout: 120_000 });
+  await batchComplete(page, 100_000, 120_000);
   await page.getByRole('list', { name: 'Exported files' }).getByText(/large_portfolio_export_/).waitFor();
   assert.deepEqual(errors, []);
   await context.close();

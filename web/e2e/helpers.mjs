@@ -3,7 +3,7 @@
 // mail outbox read through the CLI. Run from the repository root (web/e2e/run.sh does).
 import { execFile, execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -145,6 +145,44 @@ export async function signIn(page, email, password = PASSWORD, { remember = fals
   await page.getByRole('main').getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
+/** A new user, signed up and signed in, on the dashboard; `prefix` starts the user's email, which is returned. */
+export async function newUser(page, prefix) {
+  const email = uniqueEmail(prefix);
+  await signUp(page, email);
+  await signIn(page, email);
+  await page.waitForURL('**/data-processing');
+  return email;
+}
+
+/** A path called `name` in a new temporary folder of its own (the upload shows the file's name). */
+export function tempPath(name) {
+  return path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), name);
+}
+
+/** A CSV file called `name` holding `lines` (the header first). */
+export function csvFile(name, lines) {
+  const file = tempPath(name);
+  writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+/**
+ * On the dashboard: uploads `file` (a CSV path), waits for the upload to be taken, and starts the
+ * batch. `beforeStart`, if given, runs between the two (e.g. to start watching the progress bar).
+ */
+export async function startBatch(page, file, { beforeStart } = {}) {
+  await page.locator('input[type=file]').setInputFiles(file);
+  await page.getByText(`File uploaded successfully: ${path.basename(file)}`).waitFor({ timeout: 60_000 });
+  if (beforeStart) await beforeStart();
+  await page.getByRole('button', { name: 'Process Batch File' }).click();
+}
+
+/** Waits for the dashboard to say the batch of `rows` rows is done (the count with or without its thousands separator). */
+export async function batchComplete(page, rows, timeout = 60_000) {
+  const count = rows.toLocaleString('en-US').replaceAll(',', ',?');
+  await page.getByText(new RegExp(`Batch complete: ${count} address\\(es\\) exported`)).waitFor({ timeout });
+}
+
 /** RFC 4648 base 32 (the TOTP key as an authenticator app reads it) to bytes; spaces are ignored. */
 function base32Bytes(text) {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -210,7 +248,7 @@ export async function lookUp(page, address) {
  * e2e server's monthly batch row allowance to fit them.)
  */
 export function largePortfolio(rows = 100_000) {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'large_portfolio.csv');
+  const file = tempPath('large_portfolio.csv');
   execFileSync('.venv/bin/python', ['-c', [
     'import sys; from pathlib import Path; from bench.batch import build_input; from entrypoints.settings import Settings',
     `Path(sys.argv[1]).write_bytes(build_input(${rows}, Settings.from_env().data_dir))`,

@@ -2,16 +2,13 @@
 // table's NAICS column in view), a new page opens at the top and Back returns where it was, and
 // the statistics' split bars are filled. Screenshots at 1280 and 390 px.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { PASSWORD, launch, openPage, overflow, perilscope, screenshot, signIn, uniqueEmail } from './helpers.mjs';
+import { PASSWORD, batchComplete, csvFile, launch, openPage, overflow, perilscope, screenshot, screenshotPath, signIn, startBatch, uniqueEmail } from './helpers.mjs';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
-const BATCH = ['Street Address,City,State,Zip,Country', '701 5th Ave,Seattle,WA,98104,US', '601 Union St,Seattle,WA,98101,US'].join('\n');
+const BATCH = ['Street Address,City,State,Zip,Country', '701 5th Ave,Seattle,WA,98104,US', '601 Union St,Seattle,WA,98101,US'];
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -63,7 +60,7 @@ test('the dashboard, search result, export viewer and admin pages fit a 390 px p
   const box = await naics.boundingBox();
   if (!(box && box.x >= 0 && box.x + box.width <= PHONE.width)) problems.push(`the NAICS column is out of view at 390 px (${JSON.stringify(box)})`);
   await assertTableFits(page, occupants, 'the dashboard occupant table', problems);
-  await occupants.screenshot({ path: path.join(process.env.E2E_SCREENSHOTS ?? 'web/e2e/screenshots', 'layout-dashboard-occupants-390.png') });
+  await occupants.screenshot({ path: screenshotPath('layout-dashboard-occupants-390') });
   await page.setViewportSize(DESKTOP);
 
   await page.getByRole('link', { name: /701 5th Ave/ }).first().click();
@@ -73,19 +70,15 @@ test('the dashboard, search result, export viewer and admin pages fit a 390 px p
 
   // A small batch gives an export to open.
   await page.goto('/data-processing');
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'layout_portfolio.csv');
-  writeFileSync(file, BATCH);
-  await page.locator('input[type=file]').setInputFiles(file);
-  await page.getByText('File uploaded successfully: layout_portfolio.csv').waitFor();
-  await page.getByRole('button', { name: 'Process Batch File' }).click();
-  await page.getByText(/Batch complete: 2 address\(es\) exported/).waitFor({ timeout: 60_000 });
+  await startBatch(page, csvFile('layout_portfolio.csv', BATCH));
+  await batchComplete(page, 2);
   await page.getByRole('list', { name: 'Exported files' }).getByRole('link').first().click();
   await page.waitForURL('**/batch-export-detail/**');
   await page.getByText(/Displaying 2 address group\(s\)/).waitFor();
   await checkWidths(page, 'layout-export-viewer', problems);
   await page.setViewportSize(PHONE);
   await assertTableFits(page, page.locator('.export-group').first().getByRole('table'), 'the export group occupant table', problems);
-  await page.locator('.export-group').first().screenshot({ path: path.join(process.env.E2E_SCREENSHOTS ?? 'web/e2e/screenshots', 'layout-export-group-390.png') });
+  await page.locator('.export-group').first().screenshot({ path: screenshotPath('layout-export-group-390') });
   await page.setViewportSize(DESKTOP);
 
   await page.goto('/admin/users');

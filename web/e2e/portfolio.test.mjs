@@ -2,11 +2,8 @@
 // the riskiest 50) at 1280 and 390 px, and its export viewer scrolled to the end and filtered.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { a11yViolations, largePortfolio, launch, openPage, overflow, screenshot, screenshotPath, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, batchComplete, largePortfolio, launch, newUser, openPage, overflow, screenshot, screenshotPath, startBatch, tempPath } from './helpers.mjs';
 
 const ROWS = 5000;
 const TERRITORIES = /^(60|66|69|72|78)/; // not on an Albers USA map
@@ -16,7 +13,7 @@ const TERRITORIES = /^(60|66|69|72|78)/; // not on an Albers USA map
  * real addresses, none repeated. `test_value` is a made-up number column (row x 1000) to sum.
  */
 function portfolioCsv() {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'hospitals_portfolio.csv');
+  const file = tempPath('hospitals_portfolio.csv');
   execFileSync('.venv/bin/python', ['-c', `
 import csv, re, sys
 from entrypoints.settings import Settings
@@ -60,15 +57,10 @@ after(async () => { await browser?.close(); });
 
 test('the portfolio of a 5,000-row batch: map, histograms, the riskiest 50; the viewer scrolls and filters', async () => {
   const { page, errors, context } = await openPage(browser);
-  const email = uniqueEmail('portfolio');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'portfolio');
 
-  await page.locator('input[type=file]').setInputFiles(portfolioCsv());
-  await page.getByText('File uploaded successfully: hospitals_portfolio.csv').waitFor({ timeout: 60_000 });
-  await page.getByRole('button', { name: 'Process Batch File' }).click();
-  await page.getByText(/Batch complete: 5,?000 address\(es\) exported/).waitFor({ timeout: 240_000 });
+  await startBatch(page, portfolioCsv());
+  await batchComplete(page, ROWS, 240_000);
 
   const summaryResponse = page.waitForResponse((r) => r.url().includes('/portfolio?') && r.status() === 200, { timeout: 60_000 });
   await page.getByRole('list', { name: 'Exported files' }).getByRole('link', { name: /^Portfolio of hospitals_portfolio_export_/ }).click();
@@ -149,14 +141,9 @@ test('the portfolio of a 5,000-row batch: map, histograms, the riskiest 50; the 
 
 test('the export viewer of a 100,000-row batch keeps a few cards in the page and scrolls to the last', async () => {
   const { page, errors, context } = await openPage(browser);
-  const email = uniqueEmail('scroll');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
-  await page.locator('input[type=file]').setInputFiles(largePortfolio());
-  await page.getByText('File uploaded successfully: large_portfolio.csv').waitFor({ timeout: 60_000 });
-  await page.getByRole('button', { name: 'Process Batch File' }).click();
-  await page.getByText(/Batch complete: 100,?000 address\(es\) exported/).waitFor({ timeout: 240_000 });
+  await newUser(page, 'scroll');
+  await startBatch(page, largePortfolio());
+  await batchComplete(page, 100_000, 240_000);
 
   await page.getByRole('list', { name: 'Exported files' }).getByRole('link', { name: /^large_portfolio_export_/ }).click();
   await page.getByText(/Displaying 100000 address group\(s\)/).waitFor({ timeout: 120_000 });

@@ -2,11 +2,8 @@
 // doubt is marked on the dashboard and the result page, its other possible counties one click
 // away; both pages fit 1280 and 390 px and pass axe. Screenshots: trust-*.png.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { a11yViolations, launch, openPage, overflow, screenshot, screenshotPath, signIn, signUp, uniqueEmail, lookUp } from './helpers.mjs';
+import { a11yViolations, batchComplete, csvFile, launch, lookUp, newUser, openPage, overflow, screenshot, screenshotPath, startBatch } from './helpers.mjs';
 
 const MISMATCH = '701 5th Ave, Seattle, WA 10001'; // a Seattle street with a New York ZIP code
 const SHARED_ZIP = '3620 Howell Ferry Rd, Duluth, GA 30097'; // a ZIP code spread over several counties
@@ -37,10 +34,7 @@ async function bothWidths(page, name, sections = [], { chart = true } = {}) {
 
 test('a doubtful county is marked, and its alternatives are one click away', async () => {
   const { page, errors, context } = await openPage(browser, DESKTOP);
-  const email = uniqueEmail('trust');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'trust');
 
   const mismatch = await lookUp(page, MISMATCH);
   assert.equal(mismatch.location.low_confidence, true, `${MISMATCH} should be low-confidence: ${JSON.stringify(mismatch.location)}`);
@@ -89,16 +83,9 @@ test('a doubtful county is marked, and its alternatives are one click away', asy
 
 test('the export history and viewer offer every format, by keyboard, at 390 px', async () => {
   const { page, errors, context } = await openPage(browser, DESKTOP);
-  const email = uniqueEmail('formats');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'e2e-')), 'formats_portfolio.csv');
-  writeFileSync(file, 'Street Address,City,State,Zip,Country\n701 5th Ave,Seattle,WA,98104,US\n');
-  await page.locator('input[type=file]').setInputFiles(file);
-  await page.getByText('File uploaded successfully: formats_portfolio.csv').waitFor();
-  await page.getByRole('button', { name: 'Process Batch File' }).click();
-  await page.getByText(/Batch complete: 1 address\(es\) exported/).waitFor({ timeout: 60_000 });
+  await newUser(page, 'formats');
+  await startBatch(page, csvFile('formats_portfolio.csv', ['Street Address,City,State,Zip,Country', '701 5th Ave,Seattle,WA,98104,US']));
+  await batchComplete(page, 1);
 
   const toggle = page.getByRole('button', { name: /^Download formats for formats_portfolio_export_/ });
   assert.equal(await toggle.getAttribute('aria-expanded'), 'false');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { a11yViolations, launch, openPage, overflow, screenshotPath, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, launch, newUser, openPage, overflow, screenshotPath } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -38,10 +38,7 @@ function seedDeliveries(email) {
 for (const width of [1280, 390]) {
   test(`the signing secret and recent deliveries at ${width} px`, async () => {
     const { page, errors, context } = await openPage(browser, { width });
-    const email = uniqueEmail(`webhooks${width}`);
-    await signUp(page, email);
-    await signIn(page, email);
-    await page.waitForURL('**/data-processing');
+    const email = await newUser(page, `webhooks${width}`);
 
     await page.goto('/settings');
     const section = page.getByRole('region', { name: 'Webhooks' });
@@ -52,7 +49,9 @@ for (const width of [1280, 390]) {
     await section.getByText(/^whsec_[A-Za-z0-9_-]{32}$/).waitFor();
     const first = (await section.getByLabel('Signing secret value').textContent()).trim();
     await section.getByRole('button', { name: 'Rotate secret' }).click();
-    await section.getByRole('group', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate' }).click();
+    const confirm = section.getByRole('group', { name: 'Rotate the signing secret?' });
+    await section.screenshot({ path: screenshotPath(`webhooks-rotate-confirm-${width}`) });
+    await confirm.getByRole('button', { name: 'Rotate' }).click();
     await section.getByText(/New signing secret made/).waitFor();
     await page.waitForFunction(
       (old) => {

@@ -7,9 +7,8 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any, Literal
 
 import msgspec
-from litestar import MediaType, delete, get, post
-from litestar.datastructures import UploadFile
-from litestar.params import FromPath, FromQuery, JSONBody, MultipartBody
+from litestar import MediaType, Request, Response, delete, get, post
+from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import Stream
 
 from application.batch import BatchService
@@ -18,16 +17,10 @@ from application.ports.chunks import JobChunks
 from application.time_slices import TimeSlices
 from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import batch_row_body
-from domain.batch_input import MAX_UPLOAD_BYTES
 from entrypoints.http.dependencies import Batch, Claims, requires_sign_in
 from entrypoints.http.control_characters import MULTILINE_FIELDS
 from entrypoints.http.openapi import JSON_BODY, signed_in
-
-UPLOAD_BODY_LIMIT = MAX_UPLOAD_BYTES + 1024 * 1024  # the file plus multipart framing
-
-
-class UploadForm(msgspec.Struct):
-    file: UploadFile
+from entrypoints.http.streamed_form import UploadOperation, streamed_file
 
 
 class StartJobBody(msgspec.Struct):
@@ -84,14 +77,17 @@ def export_headers(export: ExportFile) -> dict[str, str]:
     "/api/upload-csv",
     tags=["batch"],
     status_code=200,
-    request_max_body_size=UPLOAD_BODY_LIMIT,
+    # The handler reads the body itself, as it streams, within the setting's cap (streamed_form.py).
+    request_max_body_size=None,
     guards=[requires_sign_in],
     opt={"body": "multipart"},
+    operation_class=UploadOperation,
     **signed_in(400, 413, 429),
 )
-async def upload_csv(batch: Batch, claims: Claims, data: MultipartBody[UploadForm]) -> dict[str, Any]:
-    content = await data.file.read()
-    upload = await batch.upload(claims, data.file.filename or "upload.csv", content)
+async def upload_csv(batch: Batch, claims: Claims, request: Request) -> dict[str, Any]:
+    """Upload a CSV (multipart field `file`), streamed to the file store as it arrives."""
+    upload_file = await streamed_file(request, "file", batch.caps.max_bytes)
+    upload = await batch.upload(claims, upload_file.filename or "upload.csv", upload_file.content)
     return {"status": "success", "file_id": upload.id, "file_path": f"uploads/{upload.name}", "rows": upload.row_count}
 
 

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/errors';
 import { Banner } from '../../components/Banner';
+import { InlineConfirm } from '../../components/InlineConfirm';
 import { Spinner } from '../../components/Spinner';
 import { TextField } from '../../components/TextField';
 import { useCopyText } from '../../lib/useCopyText';
@@ -153,7 +154,7 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
       <p>
         Your new key <strong>{created.api_key.name}</strong>:
       </p>
-      <code className="api-key-value" aria-label="New API key">
+      <code className="secret-value" aria-label="New API key">
         {created.key}
       </code>
       {copied && (
@@ -219,25 +220,15 @@ function KeyList({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (key: ApiKey)
                 <td data-label="Last used">{when(key.last_used_at)}</td>
                 <td>
                   {confirming === key.id ? (
-                    <div className="api-confirm" role="group" aria-label={`Revoke ${key.name}?`}>
-                      <span className="small">Revoke this key? Programs using it stop working at once.</span>
-                      <button
-                        type="button"
-                        className="btn btn-danger btn-sm"
-                        disabled={revoking}
-                        onClick={() => void revoke(key)}
-                      >
-                        {revoking ? 'Revoking...' : 'Revoke'}
-                      </button>
-                      <button
-                        type="button"
-                        className="btn btn-outline btn-sm"
-                        disabled={revoking}
-                        onClick={() => setConfirming(null)}
-                      >
-                        Cancel
-                      </button>
-                    </div>
+                    <InlineConfirm
+                      label={`Revoke ${key.name}?`}
+                      message="Revoke this key? Programs using it stop working at once."
+                      action="Revoke"
+                      busyAction="Revoking..."
+                      busy={revoking}
+                      onConfirm={() => void revoke(key)}
+                      onCancel={() => setConfirming(null)}
+                    />
                   ) : (
                     <button
                       type="button"

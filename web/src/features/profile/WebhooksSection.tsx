@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { errorMessage } from '../../api/errors';
 import { Banner } from '../../components/Banner';
+import { InlineConfirm } from '../../components/InlineConfirm';
 import { Spinner } from '../../components/Spinner';
 import { useCopyText } from '../../lib/useCopyText';
 import {
@@ -67,7 +68,7 @@ function SigningSecret() {
   let value;
   if (!revealed) {
     value = (
-      <code className="webhook-secret-value" aria-label="Signing secret value">
+      <code className="secret-value" aria-label="Signing secret value">
         whsec_••••••••••••
       </code>
     );
@@ -77,7 +78,7 @@ function SigningSecret() {
     value = <Banner kind="error">{errorMessage(error, 'Could not load your signing secret.')}</Banner>;
   } else {
     value = (
-      <code className="webhook-secret-value" aria-label="Signing secret value">
+      <code className="secret-value" aria-label="Signing secret value">
         {data.secret}
       </code>
     );
@@ -95,15 +96,16 @@ function SigningSecret() {
         </p>
       )}
       {confirming ? (
-        <div className="webhook-confirm" role="group" aria-label="Rotate the signing secret?">
-          <span className="small">{ROTATE_WARNING}</span>
-          <button type="button" className="btn btn-danger btn-sm" disabled={rotating} onClick={() => void confirmRotate()}>
-            {rotating ? 'Rotating...' : 'Rotate'}
-          </button>
-          <button type="button" className="btn btn-outline btn-sm" disabled={rotating} onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
+        <InlineConfirm
+          className="webhook-confirm"
+          label="Rotate the signing secret?"
+          message={ROTATE_WARNING}
+          action="Rotate"
+          busyAction="Rotating..."
+          busy={rotating}
+          onConfirm={() => void confirmRotate()}
+          onCancel={() => setConfirming(false)}
+        />
       ) : (
         <div className="button-row">
           {revealed ? (

@@ -6,6 +6,7 @@ import { errorMessage } from '../../api/errors';
 import type { ExportedFile } from '../../api/types';
 import { Banner } from '../../components/Banner';
 import { ExportDownloads } from '../../components/ExportDownloads';
+import { InlineConfirm } from '../../components/InlineConfirm';
 import { Spinner } from '../../components/Spinner';
 
 /** Batch Export History (SPEC §2): newest first, each linking to its viewer, each deletable. */
@@ -58,15 +59,16 @@ export function ExportHistory() {
                 )}
                 <ExportDownloads filename={file.name} compact />
                 {confirming === file.name ? (
-                  <div className="export-confirm" role="group" aria-label={`Delete ${file.name}?`}>
-                    <span className="small">Delete this export? This cannot be undone.</span>
-                    <button type="button" className="btn btn-danger btn-sm" disabled={deleting} onClick={() => void confirmDelete(file)}>
-                      {deleting ? 'Deleting...' : 'Delete'}
-                    </button>
-                    <button type="button" className="btn btn-outline btn-sm" disabled={deleting} onClick={() => setConfirming(null)}>
-                      Cancel
-                    </button>
-                  </div>
+                  <InlineConfirm
+                    className="export-confirm"
+                    label={`Delete ${file.name}?`}
+                    message="Delete this export? This cannot be undone."
+                    action="Delete"
+                    busyAction="Deleting..."
+                    busy={deleting}
+                    onConfirm={() => void confirmDelete(file)}
+                    onCancel={() => setConfirming(null)}
+                  />
                 ) : (
                   <button
                     type="button"

@@ -22,7 +22,7 @@ export function FailedRowsNotice({ job, onStarted, onLimitReached }: Props) {
   const reason = job.error
     ? `Reason: ${job.error}`
     : job.export_filename
-      ? `Each one is in ${job.export_filename} with the reason it failed.`
+      ? `${failed === 1 ? 'It is' : 'Each one is'} in ${job.export_filename} with the reason it failed.`
       : null;
 
   async function runAgain() {

@@ -63,7 +63,7 @@ const EXPORT_ID: Parameter = {
 
 const BATCH_PARAMETERS: Parameter[] = [
   { name: 'addresses: [{address, city, state, zip}]', where: 'body', meaning: 'At least one; at most the server\u2019s batch size (10,000 by default), or 413 with code too_many_addresses and details {limit, sent}. Each address is one request of your daily limit, all charged at once or none (429). address: 1 to 200 characters; city: at most 100; state: the two-letter code; zip: the 5-digit ZIP.' },
-  { name: 'include_details', where: 'body', meaning: 'Optional (default true); kept for SPEC \u00a77 clients: every export has the full detail (scores, ratings, location, provenance) whatever it says.' },
+  { name: 'include_details', where: 'body', meaning: 'Optional, true or false (anything else: 400 with code validation_error). Accepted and ignored, so clients of the original API keep working: true, false or left out give the same export, which always has the full detail (scores, ratings, location, provenance).' },
   { name: 'callback_url', where: 'body', meaning: 'Optional: a public http(s) URL of at most 2,048 characters that gets the signed webhook when the batch ends (see Webhooks); otherwise 400 with code callback_url_refused.' },
   IDEMPOTENCY_KEY,
 ];
