@@ -91,6 +91,7 @@ class ChunkRunner:
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         if upload is None:
             return await self._fail(job_id, "The uploaded file is gone.")
+        started = time.monotonic()
         try:
             # Parsed a slice at a time, and before the write transaction, which stays short.
             inputs: list[ChunkInput] = await TimeSlices(self._slice_seconds).collect(
@@ -100,6 +101,8 @@ class ChunkRunner:
             return await self._fail(job_id, f"The uploaded file could not be read again: {error.message}")
         if await self._chunks.split(job_id, inputs, self._clock.now()):
             await self._send(len(inputs))
+            log.info("batch job split", extra={"job_id": job_id, "chunks": len(inputs),
+                                               "seconds": round(time.monotonic() - started, 3), "worker": self._owner})
         return None
 
     # --- a chunk task ----------------------------------------------------------------------
@@ -127,7 +130,12 @@ class ChunkRunner:
         self._metrics.chunk_started()
 
         def ended(outcome: str) -> None:
-            self._metrics.chunk_ended(time.monotonic() - started, chunk.plan.row_count, outcome)
+            seconds = time.monotonic() - started
+            self._metrics.chunk_ended(seconds, chunk.plan.row_count, outcome)
+            # Which worker ran which chunk, and for how long: how the work was shared (bench/batch.py).
+            log.info("batch chunk ended", extra={"job_id": chunk.job_id, "chunk": chunk.plan.index, "outcome": outcome,
+                                                 "rows": chunk.plan.row_count, "seconds": round(seconds, 3),
+                                                 "worker": self._owner})
 
         try:
             async with self._holding(lambda until: self._chunks.renew(chunk, until)):
@@ -192,6 +200,7 @@ class ChunkRunner:
         job = await self._store.job(None, job_id)
         if job is None:
             return None
+        started = time.monotonic()
         try:
             async with self._holding(lambda until: self._chunks.renew_finishing(job_id, self._owner, until)):
                 export = await self._answers.assemble(job, self._chunks.results(job_id))
@@ -200,6 +209,8 @@ class ChunkRunner:
             return await self._fail(job_id, f"Batch processing failed: {type(error).__name__}")
         if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
             return None  # another process took the turn over meanwhile and finishes it
+        log.info("batch export stored", extra={"job_id": job_id, "seconds": round(time.monotonic() - started, 3),
+                                               "worker": self._owner})
         return await self._store.job(None, job_id)
 
     async def _fail(self, job_id: str, error: str) -> BatchJob | None:

@@ -16,6 +16,7 @@ import asyncio
 import csv
 import gzip
 import io
+import json
 import random
 import resource
 import subprocess
@@ -114,7 +115,7 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
     with distributed(workers) as extra_env:
         processes: list[subprocess.Popen] = []
         with running_server(extra_env=extra_env, on_start=processes.append) as (base_url, env):
-            worker_logs = start_workers(workers, env, processes)
+            worker_logs, log_paths = start_workers(workers, {**env, "PERILSCOPE_LOG_LEVEL": "INFO"}, processes)
             headers = {"Authorization": f"Bearer {admin_token(base_url, env)}"}
             with httpx.Client(base_url=base_url, headers=headers, timeout=600) as client:
                 client.put("/api/admin/settings", json={"monthly_search_limit": 10, "rate_limiting": False,
@@ -141,6 +142,26 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
           f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB")
     print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
         f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
+    if workers:
+        print(work_shares(log_paths))
+
+
+def work_shares(logs: list[Path]) -> str:
+    """Who did what, from the workers' logs (application/batch_runner.py logs each chunk, split
+    and export): chunks and rows per worker, their time answering, and the rows per second of the
+    chunks alone, which shows the workers' scaling apart from the server and the finish."""
+    lines, chunk_rows, chunk_seconds = [], 0, 0.0
+    for number, path in enumerate(logs, start=1):
+        records = [json.loads(line) for line in path.read_text(errors="replace").splitlines() if line.startswith("{")]
+        chunks = [r for r in records if r.get("msg") == "batch chunk ended" and r.get("outcome") == "done"]
+        rows, seconds = sum(c["rows"] for c in chunks), sum(c["seconds"] for c in chunks)
+        chunk_rows, chunk_seconds = chunk_rows + rows, chunk_seconds + seconds
+        other = "".join(f", {r['msg'].removeprefix('batch ')} {r['seconds']:.1f} s" for r in records
+                        if r.get("msg") in ("batch job split", "batch export stored"))
+        lines.append(f"  worker {number}: {len(chunks)} chunks, {rows:,} rows in {seconds:.1f} s"
+                     f" ({rows / seconds if seconds else 0:,.0f} rows/s per chunk time){other}")
+    return "\n".join(lines + [f"  chunks: {chunk_rows:,} rows in {chunk_seconds:.1f} s of chunk time, "
+                              f"{chunk_rows / chunk_seconds if chunk_seconds else 0:,.0f} rows/s per worker-second"])
 
 
 @contextmanager
@@ -160,8 +181,10 @@ def distributed(workers: int) -> Iterator[dict[str, str]]:
         subprocess.run([*psql, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
 
 
-def start_workers(count: int, env: dict[str, str], processes: list[subprocess.Popen]) -> Callable[[], str]:
-    """`count` worker processes, each listening before this returns; gives their logs' tails."""
+def start_workers(count: int, env: dict[str, str], processes: list[subprocess.Popen]
+                  ) -> tuple[Callable[[], str], list[Path]]:
+    """`count` worker processes, each listening before this returns; gives their logs' tails, and
+    the logs."""
     logs = [Path(tempfile.mkstemp(prefix="perilscope-worker-", suffix=".log")[1]) for _ in range(count)]
     for log in logs:
         processes.append(subprocess.Popen([PERILSCOPE, "worker"], env=env, cwd=ROOT, stdout=log.open("wb"),
@@ -171,7 +194,7 @@ def start_workers(count: int, env: dict[str, str], processes: list[subprocess.Po
         if time.monotonic() > deadline:
             raise SystemExit("the workers did not start:\n" + "\n".join(log.read_text()[-2000:] for log in logs))
         time.sleep(0.2)
-    return lambda: "\n".join(log.read_text(errors="replace")[-2000:] for log in logs)
+    return lambda: "\n".join(log.read_text(errors="replace")[-2000:] for log in logs), logs
 
 
 def main() -> None:

@@ -14,7 +14,11 @@ CHUNK_TASK = "perilscope.run_batch_chunk"  # run the fairest chunk of any job
 def make_broker(redis_url: str, queue_name: str = "perilscope:batch") -> AsyncBroker:
     # Redis streams acknowledge a task only after it ran, so a worker that dies mid-job
     # leaves it to be delivered again; our job rows make a rerun safe.
-    return RedisStreamBroker(url=redis_url, queue_name=queue_name)
+    # One task per read: XREADGROUP hands every message it returns to this consumer at once, so
+    # with the library's default of 100 the first worker to read after a split took all of a
+    # job's chunk tasks and ran them one by one while the other workers idled. Taskiq's own
+    # prefetch bound (worker --max-prefetch) only applies after the read.
+    return RedisStreamBroker(url=redis_url, queue_name=queue_name, xread_count=1)
 
 
 class TaskiqJobQueue:
