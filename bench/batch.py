@@ -150,18 +150,20 @@ def work_shares(logs: list[Path]) -> str:
     """Who did what, from the workers' logs (application/batch_runner.py logs each chunk, split
     and export): chunks and rows per worker, their time answering, and the rows per second of the
     chunks alone, which shows the workers' scaling apart from the server and the finish."""
-    lines, chunk_rows, chunk_seconds = [], 0, 0.0
+    lines, chunk_rows, chunk_seconds, chunk_cpu = [], 0, 0.0, 0.0
     for number, path in enumerate(logs, start=1):
         records = [json.loads(line) for line in path.read_text(errors="replace").splitlines() if line.startswith("{")]
         chunks = [r for r in records if r.get("msg") == "batch chunk ended" and r.get("outcome") == "done"]
         rows, seconds = sum(c["rows"] for c in chunks), sum(c["seconds"] for c in chunks)
-        chunk_rows, chunk_seconds = chunk_rows + rows, chunk_seconds + seconds
+        cpu = sum(c.get("cpu_seconds", 0) for c in chunks)
+        chunk_rows, chunk_seconds, chunk_cpu = chunk_rows + rows, chunk_seconds + seconds, chunk_cpu + cpu
         other = "".join(f", {r['msg'].removeprefix('batch ')} {r['seconds']:.1f} s" for r in records
                         if r.get("msg") in ("batch job split", "batch export stored"))
-        lines.append(f"  worker {number}: {len(chunks)} chunks, {rows:,} rows in {seconds:.1f} s"
-                     f" ({rows / seconds if seconds else 0:,.0f} rows/s per chunk time){other}")
-    return "\n".join(lines + [f"  chunks: {chunk_rows:,} rows in {chunk_seconds:.1f} s of chunk time, "
-                              f"{chunk_rows / chunk_seconds if chunk_seconds else 0:,.0f} rows/s per worker-second"])
+        lines.append(f"  worker {number}: {len(chunks)} chunks, {rows:,} rows in {seconds:.1f} s ({cpu:.1f} s CPU)"
+                     f", {rows / seconds if seconds else 0:,.0f} rows/s of chunk time{other}")
+    return "\n".join(lines + [f"  chunks: {chunk_rows:,} rows in {chunk_seconds:.1f} s of chunk time "
+                              f"({chunk_rows / chunk_seconds if chunk_seconds else 0:,.0f} rows/s per worker-second), "
+                              f"{chunk_cpu:.1f} s of CPU ({chunk_rows / chunk_cpu if chunk_cpu else 0:,.0f} rows/s per CPU-second)"])
 
 
 @contextmanager
