@@ -212,11 +212,11 @@ def flat_values(record: dict[str, Any], user_columns: list[str]) -> list[Any]:
 
 # Where a string starting with a formula trigger would be in JSON text: a quote, then the trigger
 # as JSON writes it (a tab or carriage return escaped, short or as \\u00XX).
-_TRIGGER_AFTER_QUOTE = re.compile(b"|".join(
-    re.escape(b'"' + form.encode())
+_TRIGGER_AFTER_QUOTE = re.compile(b'"(?:' + b"|".join(
+    re.escape(form.encode())
     for trigger in FORMULA_TRIGGERS
-    for form in {json.dumps(trigger)[1:-1], f"\\u{ord(trigger):04x}", f"\\u{ord(trigger):04X}"}
-))
+    for form in sorted({json.dumps(trigger)[1:-1], f"\\u{ord(trigger):04x}", f"\\u{ord(trigger):04X}"})
+) + b")")
 
 
 def neutralised_json(value: Any, encode: Callable[[Any], bytes]) -> bytes:
