@@ -48,7 +48,7 @@ from domain.address import building_key
 from domain.batch_input import AddressRow, BatchCsvReader, SubmittedAddress, UploadCaps, submitted_csv
 from domain.chunks import header_and_body, next_row_after
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
-from domain.detailed_export import answer_record, input_record
+from domain.detailed_export import answer_record_json, input_record_json
 from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
 from domain.occupancy import ParsedAddress
 
@@ -508,13 +508,13 @@ def _answer_bytes(answer: tuple[str, bytes]) -> int:
 
 def _answer_texts(result: LookupResult) -> tuple[str, bytes]:
     """An answer's SPEC export lines and its detailed record's answer part, shared by repeats."""
-    return rows_csv(result_rows(result)), msgspec.json.encode(answer_record(result))
+    return rows_csv(result_rows(result)), answer_record_json(result, msgspec.json.encode)
 
 
 def _record_line(row: AddressRow, answer: bytes) -> str:
     """One JSON Lines record: the row's own part, then its answer's (shared by repeats), joined
     as JSON text so a repeated answer is encoded once."""
-    own = msgspec.json.encode(input_record(row.line, row.extra))
+    own = input_record_json(row.line, row.extra, msgspec.json.encode)
     return (own[:-1] + b"," + answer[1:] + b"\n").decode()
 
 

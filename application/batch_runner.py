@@ -107,6 +107,7 @@ class ChunkRunner:
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         if upload is None:
             return await self._fail(job_id, "The uploaded file is gone.")
+        started = time.monotonic()
         try:
             # Streamed from the file store, each chunk's CSV stored on its own, all before the write
             # transaction, which stays short.
@@ -118,6 +119,8 @@ class ChunkRunner:
             return await self._fail(job_id, "The uploaded file is gone.")
         if await self._chunks.split(job_id, inputs, self._clock.now()):
             await self._send(len(inputs))
+            log.info("batch job split", extra={"job_id": job_id, "chunks": len(inputs),
+                                               "seconds": round(time.monotonic() - started, 3), "worker": self._owner})
         return None
 
     async def _chunk_inputs(self, upload: UploadedFile) -> AsyncIterator[ChunkInput]:
@@ -158,11 +161,19 @@ class ChunkRunner:
         return ended
 
     async def _run(self, chunk: ClaimedChunk) -> BatchJob | None:
-        started = time.monotonic()
+        started, cpu_started = time.monotonic(), time.process_time()
         self._metrics.chunk_started()
 
         def ended(outcome: str) -> None:
-            self._metrics.chunk_ended(time.monotonic() - started, chunk.plan.row_count, outcome)
+            seconds = time.monotonic() - started
+            self._metrics.chunk_ended(seconds, chunk.plan.row_count, outcome)
+            # Which worker ran which chunk, and for how long: how the work was shared (bench/batch.py).
+            # The process's CPU time beside the wall time tells a busy machine from a slow chunk.
+            log.info("batch chunk ended", extra={
+                "job_id": chunk.job_id, "chunk": chunk.plan.index, "outcome": outcome, "rows": chunk.plan.row_count,
+                "seconds": round(seconds, 3), "cpu_seconds": round(time.process_time() - cpu_started, 3),
+                "worker": self._owner,
+            })
 
         try:
             async with self._holding(lambda until: self._chunks.renew(chunk, until)):
@@ -243,6 +254,7 @@ class ChunkRunner:
                 chunk_files.extend(output.keys)
                 yield output
 
+        started = time.monotonic()
         try:
             async with self._holding(lambda until: self._chunks.renew_finishing(job_id, self._owner, until)):
                 export = await self._answers.assemble(job, results())
@@ -255,6 +267,8 @@ class ChunkRunner:
         if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
             await delete_files(self._files, export.keys)  # another process took the turn over and finishes it
             return None
+        log.info("batch export stored", extra={"job_id": job_id, "seconds": round(time.monotonic() - started, 3),
+                                               "worker": self._owner})
         await delete_files(self._files, chunk_files)  # the export holds their rows now
         return await self._store.job(None, job_id)
 

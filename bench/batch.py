@@ -16,6 +16,7 @@ import asyncio
 import csv
 import gzip
 import io
+import json
 import random
 import resource
 import subprocess
@@ -91,11 +92,11 @@ async def run(rows: int, unique: bool) -> None:
         content = build_input(rows, settings.data_dir, unique=unique)
         await container.reference_index().data()  # loaded once per server start, not per batch
 
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         upload = await container.batch().upload(caller, "bench.csv", content)
         job = await container.batch().start(caller, upload.id)
         await container.job_queue().drain()
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
 
         finished = await container.batch().job(caller, job.id)
         assert finished.status == "done", finished
@@ -103,7 +104,9 @@ async def run(rows: int, unique: bool) -> None:
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
             f"{rows:>7,} addresses  upload to export ready {elapsed:6.1f} s  {rows / elapsed:7,.0f} addresses/s  "
-            f"export {export.size_bytes / 1e6:5.1f} MB  peak RSS {peak_mb:5.0f} MB"
+            f"export {export.size_bytes / 1e6:5.1f} MB  peak RSS {peak_mb:5.0f} MB\n"
+            # CPU time holds still on a machine others are using too, where wall time does not.
+            f"{'':>7}  CPU {cpu:6.1f} s  {rows / cpu:7,.0f} addresses per CPU-second"
         )
         await container.engine().dispose()
 
@@ -114,7 +117,7 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
     with distributed(workers) as extra_env:
         processes: list[subprocess.Popen] = []
         with running_server(extra_env=extra_env, on_start=processes.append) as (base_url, env):
-            worker_logs = start_workers(workers, env, processes)
+            worker_logs, log_paths = start_workers(workers, {**env, "PERILSCOPE_LOG_LEVEL": "INFO"}, processes)
             headers = {"Authorization": f"Bearer {admin_token(base_url, env)}"}
             with httpx.Client(base_url=base_url, headers=headers, timeout=600) as client:
                 client.put("/api/admin/settings", json={"monthly_search_limit": 10, "rate_limiting": False,
@@ -141,6 +144,28 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
           f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB")
     print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
         f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
+    if workers:
+        print(work_shares(log_paths))
+
+
+def work_shares(logs: list[Path]) -> str:
+    """Who did what, from the workers' logs (application/batch_runner.py logs each chunk, split
+    and export): chunks and rows per worker, their time answering, and the rows per second of the
+    chunks alone, which shows the workers' scaling apart from the server and the finish."""
+    lines, chunk_rows, chunk_seconds, chunk_cpu = [], 0, 0.0, 0.0
+    for number, path in enumerate(logs, start=1):
+        records = [json.loads(line) for line in path.read_text(errors="replace").splitlines() if line.startswith("{")]
+        chunks = [r for r in records if r.get("msg") == "batch chunk ended" and r.get("outcome") == "done"]
+        rows, seconds = sum(c["rows"] for c in chunks), sum(c["seconds"] for c in chunks)
+        cpu = sum(c.get("cpu_seconds", 0) for c in chunks)
+        chunk_rows, chunk_seconds, chunk_cpu = chunk_rows + rows, chunk_seconds + seconds, chunk_cpu + cpu
+        other = "".join(f", {r['msg'].removeprefix('batch ')} {r['seconds']:.1f} s" for r in records
+                        if r.get("msg") in ("batch job split", "batch export stored"))
+        lines.append(f"  worker {number}: {len(chunks)} chunks, {rows:,} rows in {seconds:.1f} s ({cpu:.1f} s CPU)"
+                     f", {rows / seconds if seconds else 0:,.0f} rows/s of chunk time{other}")
+    return "\n".join(lines + [f"  chunks: {chunk_rows:,} rows in {chunk_seconds:.1f} s of chunk time "
+                              f"({chunk_rows / chunk_seconds if chunk_seconds else 0:,.0f} rows/s per worker-second), "
+                              f"{chunk_cpu:.1f} s of CPU ({chunk_rows / chunk_cpu if chunk_cpu else 0:,.0f} rows/s per CPU-second)"])
 
 
 @contextmanager
@@ -160,8 +185,10 @@ def distributed(workers: int) -> Iterator[dict[str, str]]:
         subprocess.run([*psql, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
 
 
-def start_workers(count: int, env: dict[str, str], processes: list[subprocess.Popen]) -> Callable[[], str]:
-    """`count` worker processes, each listening before this returns; gives their logs' tails."""
+def start_workers(count: int, env: dict[str, str], processes: list[subprocess.Popen]
+                  ) -> tuple[Callable[[], str], list[Path]]:
+    """`count` worker processes, each listening before this returns; gives their logs' tails, and
+    the logs."""
     logs = [Path(tempfile.mkstemp(prefix="perilscope-worker-", suffix=".log")[1]) for _ in range(count)]
     for log in logs:
         processes.append(subprocess.Popen([PERILSCOPE, "worker"], env=env, cwd=ROOT, stdout=log.open("wb"),
@@ -171,7 +198,7 @@ def start_workers(count: int, env: dict[str, str], processes: list[subprocess.Po
         if time.monotonic() > deadline:
             raise SystemExit("the workers did not start:\n" + "\n".join(log.read_text()[-2000:] for log in logs))
         time.sleep(0.2)
-    return lambda: "\n".join(log.read_text(errors="replace")[-2000:] for log in logs)
+    return lambda: "\n".join(log.read_text(errors="replace")[-2000:] for log in logs), logs
 
 
 def main() -> None:

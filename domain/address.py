@@ -105,7 +105,10 @@ def parse_address_text(text: str | None) -> AddressText:
 
 
 def _one_line(text: str) -> str:
-    return _SPACES.sub(" ", str(text)).strip()
+    # Runs of whitespace as one space, none at the ends: str.split() splits on exactly the
+    # characters the regular expression \s matches, at a fraction of its cost (a batch calls this
+    # for every fact of every row).
+    return " ".join(str(text).split())
 
 
 class AddressError(ValueError):

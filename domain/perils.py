@@ -39,6 +39,8 @@ HAZARDS: tuple[Hazard, ...] = (
 )
 HAZARD_BY_CODE = {hazard.code: hazard for hazard in HAZARDS}
 TOTAL_FIELD = "Total_Score"
+# (code, field name) of each hazard, made once: a batch asks for them on every row.
+_FIELD_NAMES = tuple((hazard.code, hazard.field_name) for hazard in HAZARDS)
 
 
 def format_score(score: float) -> str:
@@ -56,17 +58,23 @@ class PerilScores:
     total_rating: str | None = None
 
     def fields(self) -> dict[str, float | None]:
-        values = {hazard.field_name: self.scores.get(hazard.code) for hazard in HAZARDS}
+        scores = self.scores
+        values = {name: scores.get(code) for code, name in _FIELD_NAMES}
         values[TOTAL_FIELD] = self.total
         return values
 
     def top3(self) -> list[tuple[Hazard, float]]:
-        scored = [(hazard, self.scores[hazard.code]) for hazard in HAZARDS if self.scores.get(hazard.code) is not None]
+        scores = self.scores
+        scored = [(hazard, score) for hazard in HAZARDS if (score := scores.get(hazard.code)) is not None]
         # sorted() is stable, so equal scores keep the hazard order.
-        return sorted(scored, key=lambda pair: -pair[1])[:3]  # type: ignore[operator]
+        return sorted(scored, key=_minus_score)[:3]
 
     def top3_combined(self) -> str:
         return "\n".join(f"{hazard.name}: {format_score(score)}" for hazard, score in self.top3())
+
+
+def _minus_score(pair: tuple[Hazard, float]) -> float:
+    return -pair[1]
 
 
 def data_dictionary() -> list[tuple[int, str, str]]:

@@ -2,8 +2,9 @@
 number, where a result's files are and the progress written together, and one finisher per job.
 
 Every write goes through the SqlWriter: on SQLite one write transaction at a time (so a claim's
-read and its UPDATE cannot interleave with another's); on PostgreSQL the UPDATE's own condition
-decides between concurrent claimants, and the loser picks again."""
+read and its UPDATE cannot interleave with another's); on PostgreSQL a claim locks the chunk it
+picks, skipping chunks locked by other claimants (FOR UPDATE SKIP LOCKED), and the UPDATE's own
+condition still decides, the loser picking again."""
 
 from __future__ import annotations
 
@@ -117,6 +118,9 @@ class SqlChunkStore:
             select(Chunk.job_id, Chunk.idx).join(Job, Job.id == Chunk.job_id).where(claimable)
             .order_by(in_flight, Job.last_claimed_at.asc().nulls_first(), Job.created_at, Chunk.idx)
             .limit(1)
+            # PostgreSQL: a chunk another claimant is taking right now is passed over, not waited
+            # for (SQLite has no row locks: its claims take turns on the SqlWriter).
+            .with_for_update(of=Chunk, skip_locked=True)
         )
         async with self._writer.session() as session:
             for _ in range(CLAIM_TRIES):

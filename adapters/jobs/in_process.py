@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
+from application.ports.batch import QueueDepth
 from application.ports.metrics import Metrics, NoMetrics
 
 log = logging.getLogger("perilscope.jobs")
@@ -41,6 +42,9 @@ class InProcessJobQueue:
     def _ended(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
         self._report()
+
+    async def depth(self) -> QueueDepth:
+        return QueueDepth(waiting=len(self._tasks) - self._running, taken=self._running)
 
     def _report(self) -> None:
         self._metrics.job_queue_changed(waiting=len(self._tasks) - self._running, running=self._running)

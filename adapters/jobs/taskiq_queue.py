@@ -3,24 +3,47 @@ that reaches Redis and the database) run the jobs; job state stays in our databa
 
 from __future__ import annotations
 
-from taskiq import AsyncBroker
+from redis.asyncio import Redis
+from redis.exceptions import ResponseError
 from taskiq.kicker import AsyncKicker
 from taskiq_redis import RedisStreamBroker
+
+from application.ports.batch import QueueDepth
 
 BATCH_TASK = "perilscope.run_batch_job"  # split a job into chunks
 CHUNK_TASK = "perilscope.run_batch_chunk"  # run the fairest chunk of any job
 
 
-def make_broker(redis_url: str, queue_name: str = "perilscope:batch") -> AsyncBroker:
+def make_broker(redis_url: str, queue_name: str = "perilscope:batch") -> RedisStreamBroker:
     # Redis streams acknowledge a task only after it ran, so a worker that dies mid-job
     # leaves it to be delivered again; our job rows make a rerun safe.
-    return RedisStreamBroker(url=redis_url, queue_name=queue_name)
+    # One task per read: XREADGROUP hands every message it returns to this consumer at once, so
+    # with the library's default of 100 the first worker to read after a split took all of a
+    # job's chunk tasks and ran them one by one while the other workers idled. Taskiq's own
+    # prefetch bound (worker --max-prefetch) only applies after the read.
+    return RedisStreamBroker(url=redis_url, queue_name=queue_name, xread_count=1)
 
 
 class TaskiqJobQueue:
-    def __init__(self, broker: AsyncBroker) -> None:
+    def __init__(self, broker: RedisStreamBroker) -> None:
         self._broker = broker
         self._started = False
+
+    async def depth(self) -> QueueDepth:
+        """From the stream's consumer group: its lag (entries no worker has read yet) and its
+        pending entries (read and not acknowledged: taskiq acknowledges after the task ran)."""
+        async with Redis(connection_pool=self._broker.connection_pool) as redis:
+            try:
+                groups = await redis.xinfo_groups(self._broker.queue_name)
+            except ResponseError:  # no stream yet: nothing was ever sent
+                return QueueDepth(waiting=0, taken=0)
+            group = next((g for g in groups if _text(g["name"]) == self._broker.consumer_group_name), None)
+            if group is None:  # no worker has started: every entry waits
+                return QueueDepth(waiting=await redis.xlen(self._broker.queue_name), taken=0)
+            lag = group.get("lag")
+            if lag is None:  # Redis cannot say after entries were deleted: count what follows the last read
+                lag = len(await redis.xrange(self._broker.queue_name, min=f"({_text(group['last-delivered-id'])}"))
+            return QueueDepth(waiting=int(lag), taken=int(group["pending"]))
 
     async def enqueue(self, job_id: str) -> None:
         await self._start()
@@ -45,3 +68,7 @@ class TaskiqJobQueue:
         if self._started:
             await self._broker.shutdown()
             self._started = False
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

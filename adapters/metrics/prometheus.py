@@ -4,6 +4,8 @@ expects: one set per process, which PROMETHEUS_MULTIPROC_DIR lets several proces
 
 from __future__ import annotations
 
+import math
+
 from prometheus_client import Counter, Gauge, Histogram
 
 # Answers take milliseconds from the embedded data and up to seconds from third-party providers.
@@ -28,15 +30,37 @@ CHUNKS_IN_FLIGHT = Gauge("perilscope_batch_chunks_in_flight", "Batch chunks bein
                          multiprocess_mode="livesum")
 JOBS_RUNNING = Gauge("perilscope_batch_jobs_running", "Batch jobs running in this server.",
                      multiprocess_mode="livesum")
+# Read from the queue itself when /metrics is: with Redis one queue shared by every process, so
+# the latest reading, not a sum over processes.
+QUEUE_WAITING = Gauge("perilscope_batch_queue_waiting",
+                      "Batch tasks (jobs to split, chunks to run) in the job queue that no worker has taken yet.",
+                      multiprocess_mode="mostrecent")
+QUEUE_TAKEN = Gauge("perilscope_batch_queue_taken",
+                    "Batch tasks taken by a worker and not yet done (running, or held by a worker that died).",
+                    multiprocess_mode="mostrecent")
 
 
 class PrometheusMetrics:
+    def __init__(self) -> None:
+        # A histogram's labelled child, looked up once per label set: labels() validates and
+        # locks on every call, and a batch answers thousands of rows a second.
+        self._lookup_seconds: dict[tuple[str, bool], Histogram] = {}
+
     def lookup_answered(self, seconds: float, source: str, located: bool) -> None:
-        LOOKUP_SECONDS.labels(source=source, located="yes" if located else "no").observe(seconds)
+        child = self._lookup_seconds.get((source, located))
+        if child is None:
+            child = self._lookup_seconds[(source, located)] = LOOKUP_SECONDS.labels(
+                source=source, located="yes" if located else "no")
+        child.observe(seconds)
 
     def job_queue_changed(self, waiting: int, running: int) -> None:
         JOBS_WAITING.set(waiting)
         JOBS_RUNNING.set(running)
+
+    def queue_depth(self, waiting: int | None, taken: int | None) -> None:
+        # NaN, not 0 and not the last reading, when the queue could not be asked.
+        QUEUE_WAITING.set(math.nan if waiting is None else waiting)
+        QUEUE_TAKEN.set(math.nan if taken is None else taken)
 
     def chunk_started(self) -> None:
         CHUNKS_IN_FLIGHT.inc()

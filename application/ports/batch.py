@@ -126,7 +126,20 @@ class DetailedExportWriter(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class QueueDepth:
+    """Tasks in a job queue: `waiting`, sent and taken by no worker yet; `taken`, taken and not
+    yet done (running, or held by a worker that died until the queue hands them on)."""
+
+    waiting: int
+    taken: int
+
+
 class JobQueue(Protocol):
+    async def depth(self) -> QueueDepth:
+        """How many tasks wait and how many are taken, now (the metrics' queue depth)."""
+        ...
+
     async def enqueue(self, job_id: str) -> None:
         """A task that splits the job into chunks (application/batch_runner.py)."""
         ...

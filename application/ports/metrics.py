@@ -16,6 +16,11 @@ class Metrics(Protocol):
         """This process's batch jobs queued and running (the in-process queue)."""
         ...
 
+    def queue_depth(self, waiting: int | None, taken: int | None) -> None:
+        """The job queue's tasks waiting and taken, read when the metrics are (None: the queue
+        could not be asked)."""
+        ...
+
     def chunk_started(self) -> None:
         """A batch chunk is being answered in this process (chunks in flight go up by one)."""
         ...
@@ -33,6 +38,9 @@ class NoMetrics:
         return None
 
     def job_queue_changed(self, waiting: int, running: int) -> None:
+        return None
+
+    def queue_depth(self, waiting: int | None, taken: int | None) -> None:
         return None
 
     def chunk_started(self) -> None:

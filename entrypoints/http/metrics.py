@@ -4,7 +4,9 @@ bearer of PERILSCOPE_METRICS_TOKEN (README, "Metrics")."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+import logging
 import os
 
 from litestar import Request, Response, get
@@ -13,9 +15,12 @@ from litestar.plugins.prometheus import PrometheusConfig
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
 
 from application.errors import NotAuthenticated, NotFound
-from entrypoints.http.dependencies import AppSettings, bearer_token
+from entrypoints.container import Container
+from entrypoints.http.dependencies import AppSettings, bearer_token, container_of
 
 METRICS_PATH = "/metrics"
+QUEUE_DEPTH_SECONDS = 2.0  # a scrape waits no longer for the queue (Prometheus's own timeout is 10 s)
+log = logging.getLogger("perilscope.metrics")
 NOT_ENABLED = "Not found."  # like any unknown path: a server without a token does not say it has metrics
 
 
@@ -27,14 +32,28 @@ def http_metrics_middleware() -> DefineMiddleware:
     ).middleware
 
 
-@get(METRICS_PATH, include_in_schema=False, sync_to_thread=False)
-def metrics(request: Request, settings: AppSettings) -> Response[bytes]:
+@get(METRICS_PATH, include_in_schema=False)
+async def metrics(request: Request, settings: AppSettings) -> Response[bytes]:
     if not settings.metrics_token:
         raise NotFound(NOT_ENABLED)
     token = bearer_token(request) or ""
     if not hmac.compare_digest(token.encode(), settings.metrics_token.encode()):
         raise NotAuthenticated("Metrics need 'Authorization: Bearer <PERILSCOPE_METRICS_TOKEN>'.")
+    await _read_queue_depth(container_of(request))
     return Response(generate_latest(_registry()), media_type=CONTENT_TYPE_LATEST)
+
+
+async def _read_queue_depth(container: Container) -> None:
+    """The job queue's depth as of this scrape; a queue that does not answer in time (Redis down)
+    leaves it unknown, and the scrape still answers."""
+    try:
+        async with asyncio.timeout(QUEUE_DEPTH_SECONDS):
+            depth = await container.job_queue().depth()
+    except Exception:  # noqa: BLE001 - the other metrics are still worth serving
+        log.warning("the job queue's depth could not be read", exc_info=True)
+        container.metrics().queue_depth(None, None)
+        return
+    container.metrics().queue_depth(depth.waiting, depth.taken)
 
 
 def _registry() -> CollectorRegistry:

@@ -4,6 +4,7 @@ by route template and status; lookups timed by the application."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import secrets
 
 import pytest
@@ -11,6 +12,7 @@ from dependency_injector import providers
 from httpx import AsyncClient
 from prometheus_client.parser import text_string_to_metric_families
 
+from application.ports.batch import QueueDepth
 from entrypoints.container import Container
 from tests.api.test_batch import _run_batch
 from tests.conftest import sign_up_and_log_in
@@ -94,3 +96,25 @@ async def test_batch_chunks_are_timed_and_their_rows_counted(metrics_on: Contain
     assert after[done] == before.get(done, 0.0) + 1  # three rows: one chunk
     assert after[rows] == before.get(rows, 0.0) + 3
     assert after[("perilscope_batch_chunks_in_flight", frozenset())] == 0
+
+
+class FixedDepthQueue:
+    def __init__(self, depth: QueueDepth | None) -> None:
+        self._depth = depth
+
+    async def depth(self) -> QueueDepth:
+        if self._depth is None:
+            raise ConnectionError("the queue is unreachable")
+        return self._depth
+
+
+async def test_the_job_queues_depth_is_read_at_each_scrape(metrics_on: Container, client: AsyncClient) -> None:
+    waiting, taken = ("perilscope_batch_queue_waiting", frozenset()), ("perilscope_batch_queue_taken", frozenset())
+    with metrics_on.job_queue.override(providers.Object(FixedDepthQueue(QueueDepth(waiting=4, taken=1)))):
+        samples = await scrape(client)
+    assert (samples[waiting], samples[taken]) == (4, 1)
+    with metrics_on.job_queue.override(providers.Object(FixedDepthQueue(None))):
+        samples = await scrape(client)  # still served, the depth unknown (not 0, not the last reading)
+    assert math.isnan(samples[waiting]) and math.isnan(samples[taken])
+    samples = await scrape(client)  # the real, idle, in-process queue
+    assert (samples[waiting], samples[taken]) == (0, 0)

@@ -160,7 +160,9 @@ async def test_two_worker_processes_share_one_job(cluster: Cluster) -> None:
     owners = await cluster.chunk_owners(job_id)
     assert sorted(owners) == list(range(ROWS // CHUNK_ROWS))
     ran = {owner: sum(1 for o in owners.values() if o == owner) for owner in set(owners.values())}
-    assert len(ran) == 2, f"each worker runs some chunks: {ran}\n{cluster.logs()}"
+    # Shared, not one worker taking every task it can read: each runs a fair part (half, give or
+    # take the machine's noise).
+    assert len(ran) == 2 and min(ran.values()) >= len(owners) // 4, f"each worker runs its share: {ran}\n{cluster.logs()}"
     await cluster.assert_every_row_once_in_order(job_id)
 
 

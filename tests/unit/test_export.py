@@ -10,9 +10,11 @@ from domain.perils import HAZARDS, PerilScores
 import csv
 import io
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.detailed_export import neutralised, neutralised_json
 from domain.export import (
     EXPORT_COLUMNS,
     FORMULA_TRIGGERS,
@@ -99,3 +101,30 @@ def test_an_occupant_without_coordinates_gets_the_answers_point() -> None:
     rows = result_rows(_answer(PerilScores(scores={}, total=41.5), centre, (shop, placed)))
     assert [(r["lat"], r["lng"]) for r in rows] == [(18.4655, -66.1057), (18.47, -66.1)]
     assert rows[0]["Total_Score"] == 41.5 and rows[1]["address"] == ""
+
+
+# JSON-like values whose text often starts with a formula trigger, in keys, values, lists and tuples.
+trigger_text = st.one_of(text, st.builds(lambda t, rest: t + rest, st.sampled_from(FORMULA_TRIGGERS), text))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
+                    st.floats(allow_nan=False, allow_infinity=False), trigger_text)
+json_like = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                            st.dictionaries(trigger_text, inner, max_size=4)),
+    max_leaves=25,
+)
+
+
+@given(st.dictionaries(trigger_text, json_like, max_size=6))
+def test_neutralised_json_is_the_neutralised_record_encoded(record: dict) -> None:
+    """The batch's fast path (encode, copy only when a trigger may be there) writes exactly what
+    neutralising the whole record first would."""
+    assert neutralised_json(record, msgspec.json.encode) == msgspec.json.encode(neutralised(record))
+
+
+def test_neutralised_json_neutralises_each_trigger_where_it_is() -> None:
+    record = {"=key": "=1+1", "notes": ["ok", "\tTab", "\rReturn"], "deep": {"at": "@SUM(A1)"}, "n": -3,
+              "kept": ("=in a tuple",), "quoted": 'say "-1"'}
+    assert msgspec.json.decode(neutralised_json(record, msgspec.json.encode)) == {
+        "=key": "'=1+1", "notes": ["ok", "'\tTab", "'\rReturn"], "deep": {"at": "'@SUM(A1)"}, "n": -3,
+        "kept": ["=in a tuple"], "quoted": 'say "-1"'}

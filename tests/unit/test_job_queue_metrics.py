@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from adapters.jobs.in_process import InProcessJobQueue
+from application.ports.batch import QueueDepth
 
 
 class RecordedMetrics:
@@ -37,3 +38,16 @@ async def test_waiting_and_running_jobs_are_reported() -> None:
     await asyncio.sleep(0)
     assert metrics.queue[-1] == (0, 0)
     assert max(running for _, running in metrics.queue) == 1
+
+
+async def test_the_queue_tells_its_depth() -> None:
+    jobs = HeldJobs()
+    queue = InProcessJobQueue(lambda: jobs, concurrency=1)
+    assert await queue.depth() == QueueDepth(waiting=0, taken=0)
+    for job_id in "abc":
+        await queue.enqueue(job_id)
+    await asyncio.sleep(0)
+    assert await queue.depth() == QueueDepth(waiting=2, taken=1)
+    jobs.release.set()
+    await queue.drain()
+    assert await queue.depth() == QueueDepth(waiting=0, taken=0)
