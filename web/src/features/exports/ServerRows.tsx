@@ -123,7 +123,7 @@ function RowSlot({ filename, filter, position }: { filename: string; filter: Row
   return (
     <article className="card export-group row-placeholder" aria-busy={!error} aria-label={`Row ${count(position + 1)}`}>
       {error ? (
-        <p role="alert">
+        <p>
           {failureText(error)}{' '}
           <button type="button" className="btn btn-outline btn-sm" onClick={() => void refetch()}>Try again</button>
         </p>
