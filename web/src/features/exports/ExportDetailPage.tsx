@@ -15,10 +15,9 @@ import { display, exportGroupId, groupNavState, type AddressGroup } from '../../
 import { NO_FILTER, useExportRowsQuery } from './exportRowsApi';
 import { ROWS_PER_PAGE, ServerRows } from './ServerRows';
 import { StretchNav, stretchOf } from './StretchNav';
+import { BuildingDetails, TOP3_TOOLTIP, TotalScore } from './CardParts';
 import { VirtualGroups } from './VirtualGroups';
 
-const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index).';
-const TOP3_TOOLTIP = 'Top three disaster geo peril';
 
 function safeDecode(value: string): string {
   try {
@@ -146,17 +145,10 @@ function GroupCard({ group, filename, index }: { group: AddressGroup; filename: 
         </Link>
       </h2>
       <div className="result-columns">
-        <section>
-          <h3 className="subtitle">Building Details</h3>
-          {group.buildingDetails.length === 0 ? <p className="muted">No building record.</p> : (
-            <dl className="kv-grid small">
-              {group.buildingDetails.map(([key, value]) => <div key={key}><dt>{key}</dt><dd>{display(value)}</dd></div>)}
-            </dl>
-          )}
-        </section>
+        <BuildingDetails details={group.buildingDetails} />
         <section>
           <h3 className="subtitle">Risk Analysis</h3>
-          <p><span title={TOTAL_TOOLTIP}>Total Score</span>: <strong>{group.riskScores.total === null ? '—' : group.riskScores.total.toFixed(2)}</strong></p>
+          <p><TotalScore score={group.riskScores.total} /></p>
           <p title={TOP3_TOOLTIP}>Top 3 Risks</p>
           <p className="top3 small">{group.riskScores.top3 || '—'}</p>
         </section>

@@ -7,13 +7,13 @@ import { exportGroupId } from '../../lib/exports/groups';
 import { parseAddressText } from '../../lib/resultView';
 import { NO_FILTER, useExportRowsQuery, type ExportRow, type ExportRowsPage, type FilterChoice, type RowFilter } from './exportRowsApi';
 import { StretchNav, stretchOf } from './StretchNav';
+import { BuildingDetails, TOP3_TOOLTIP, TotalScore } from './CardParts';
 import { VirtualGroups } from './VirtualGroups';
 
 /** Rows asked for at a time: a screen's worth and more, small enough to answer at once. */
 export const ROWS_PER_PAGE = 100;
 const ESTIMATED_ROW_PX = 300;
 
-const TOTAL_TOOLTIP = 'Composite of the geo peril scores for all 18 disasters (FEMA National Risk Index).';
 const MATCH_LEVELS: Record<string, string> = {
   building: 'Building record',
   census_exact: 'Census geocoder',
@@ -156,21 +156,14 @@ function RowCard({ row, filename }: { row: ExportRow; filename: string }) {
         {row.low_confidence && <span className="status-badge status-other occupant-status-inline">County uncertain</span>}
       </p>
       <div className="result-columns">
-        <section>
-          <h3 className="subtitle">Building Details</h3>
-          {text.details.length === 0 ? <p className="muted">No building record.</p> : (
-            <dl className="kv-grid small">
-              {text.details.map(([key, value]) => <div key={key}><dt>{key}</dt><dd>{value === 'Unknown' ? '—' : value}</dd></div>)}
-            </dl>
-          )}
-        </section>
+        <BuildingDetails details={text.details} />
         <section>
           <h3 className="subtitle">Risk Analysis</h3>
           <p>
-            <span title={TOTAL_TOOLTIP}>Total Score</span>: <strong>{row.total_score === null ? '—' : row.total_score.toFixed(2)}</strong>
+            <TotalScore score={row.total_score} />
             {row.rating && <span className="muted"> ({row.rating})</span>}
           </p>
-          <p>Top 3 Risks</p>
+          <p title={TOP3_TOOLTIP}>Top 3 Risks</p>
           <p className="top3 small">{row.top_3 ?? '—'}</p>
           <dl className="kv-grid small">
             {facts.map(([key, value]) => <div key={key}><dt>{key}</dt><dd>{value}</dd></div>)}
