@@ -54,6 +54,20 @@ async function screenshots(page, width) {
   await stick('');
 }
 
+/**
+ * Scrolls to the bottom of the page until the card at `position` of the list shows its link: cards
+ * are measured as they render, so the page grows and the bottom moves while it settles.
+ */
+async function scrollToCard(page, position) {
+  const link = page.locator(`.virtual-group[data-index="${position}"]`).getByRole('link').first();
+  for (let attempt = 0; attempt < 40; attempt += 1) {
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    if (await link.isVisible()) return link;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`the card at ${position} never showed its link`);
+}
+
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
@@ -131,9 +145,7 @@ test('the portfolio of a 5,000-row batch: map, histograms, the riskiest 50; the 
   for (let step = 0; step < 40; step += 1) {
     await page.mouse.wheel(0, 20_000);
   }
-  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-  await page.waitForFunction(() => [...document.querySelectorAll('.virtual-group')].some((n) => n.getAttribute('data-index') === '4999'));
-  await page.locator('.virtual-group[data-index="4999"]').getByRole('link').first().waitFor();
+  await scrollToCard(page, 4999);
   // The viewport only: the whole page is 5,000 cards tall.
   await page.screenshot({ path: screenshotPath('export-viewer-end') });
 
@@ -176,22 +188,18 @@ test('the export viewer of a 100,000-row batch pages its rows from the server, s
   const top = page.getByRole('navigation', { name: 'Row stretches (top)' });
   const stretchEnd = Math.min(20_000, LARGE_ROWS);
   await top.getByText(`Rows 1–${stretchEnd.toLocaleString('en-US')} of ${total}`).waitFor();
-  const showing = (position) => page.locator(`.virtual-group[data-index="${position}"]`).getByRole('link').first();
   for (const fraction of [0.25, 0.5, 1]) {
     await page.evaluate((f) => window.scrollTo(0, document.documentElement.scrollHeight * f), fraction);
     await page.waitForFunction(() => document.querySelectorAll('.virtual-group').length > 0);
     assert.ok((await cards.count()) < 30, `only the cards near the viewport are in the page (${await cards.count()})`);
   }
-  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-  await showing(stretchEnd - 1).waitFor({ timeout: 30_000 });
+  await scrollToCard(page, stretchEnd - 1);
   // The last stretch, scrolled to its end: the last row, linking to its result.
   const stretches = Math.ceil(LARGE_ROWS / 20_000);
   for (let step = 1; step < stretches; step += 1) await top.getByRole('button', { name: 'Next rows' }).click();
   const lastStart = (stretches - 1) * 20_000;
   await top.getByText(`Rows ${(lastStart + 1).toLocaleString('en-US')}–${total} of ${total}`).waitFor();
-  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-  const last = showing(LARGE_ROWS - lastStart - 1);
-  await last.waitFor({ timeout: 30_000 });
+  const last = await scrollToCard(page, LARGE_ROWS - lastStart - 1);
   assert.match(await last.getAttribute('href'), new RegExp(`%3A${LARGE_ROWS - 1}$`));
   await page.screenshot({ path: screenshotPath('export-viewer-100k-end') });
 
