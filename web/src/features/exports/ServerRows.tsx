@@ -60,7 +60,8 @@ export function ServerRows({ filename, first }: Props) {
   return (
     <>
       <p className="muted">Displaying {count(first.total_rows)} row(s) from {filename}</p>
-      <RowFilters choices={choices} filter={filter} onFilter={changeFilter} matching={matching} total={first.total_rows} busy={filtered && isFetching} />
+      <RowFilters choices={choices} filter={filter} onFilter={changeFilter} matching={matching} total={first.total_rows}
+        busy={filtered && isFetching} failed={filtered && error !== undefined} />
       {filtered && error !== undefined && !isFetching && <Banner kind="error">{failureText(error)}</Banner>}
       {matching === 0 && <p className="muted">No row matches these filters.</p>}
       {matching !== null && matching > 0 && (
@@ -87,9 +88,10 @@ interface FilterProps {
   matching: number | null;
   total: number;
   busy: boolean;
+  failed: boolean;
 }
 
-function RowFilters({ choices, filter, onFilter, matching, total, busy }: FilterProps) {
+function RowFilters({ choices, filter, onFilter, matching, total, busy, failed }: FilterProps) {
   const select = (key: keyof RowFilter, label: string, options: FilterChoice[], name: (choice: FilterChoice) => string) => (
     <label className="field-inline">
       <span>{label}</span>
@@ -108,7 +110,8 @@ function RowFilters({ choices, filter, onFilter, matching, total, busy }: Filter
         <button type="button" className="btn btn-outline btn-sm" onClick={() => onFilter(NO_FILTER)}>Clear filters</button>
       )}
       <p className="muted small" role="status">
-        {busy || matching === null ? <Spinner size="sm" label="Filtering rows..." /> : `Showing ${count(matching)} of ${count(total)} row(s).`}
+        {busy ? <Spinner size="sm" label="Filtering rows..." />
+          : failed || matching === null ? 'These filters could not be applied.' : `Showing ${count(matching)} of ${count(total)} row(s).`}
       </p>
     </section>
   );

@@ -182,6 +182,7 @@ describe('the export viewer pages its rows from the server', () => {
     }));
     await user.selectOptions(screen.getByRole('combobox', { name: 'County' }), 'King, WA (1)');
     expect(await screen.findByText('county must be one of the values in this export: 53033.')).toBeInTheDocument();
+    expect(screen.getByRole('region', { name: 'Filter rows' })).toHaveTextContent('These filters could not be applied.');
   });
 
   it('a page that fails shows where, and Try again asks for it again', async () => {
