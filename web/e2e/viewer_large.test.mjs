@@ -76,6 +76,8 @@ test('the export viewer of a 100,000-row batch pages its rows from the server, s
   const { scrollWidth, culprits } = await overflow(page);
   assert.ok(scrollWidth <= 390, `nothing wider than the phone screen (${scrollWidth} px: ${culprits.join(', ')})`);
   await page.screenshot({ path: screenshotPath('export-viewer-100k-390') });
+  await cards.first().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath('export-viewer-100k-390-card') });
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations at 390 px');
 
   const whole = asked.filter((url) => url.startsWith('/api/view-export/') || url.includes('/detailed'));

@@ -168,7 +168,7 @@ function RowCard({ row, filename }: { row: ExportRow; filename: string }) {
           </p>
           <p title={TOP3_TOOLTIP}>Top 3 Risks</p>
           <p className="top3 small">{row.top_3 ?? '—'}</p>
-          <dl className="kv-grid small">
+          <dl className="kv-grid small export-row-facts">
             {facts.map(([key, value]) => <div key={key}><dt>{key}</dt><dd>{value}</dd></div>)}
           </dl>
         </section>
