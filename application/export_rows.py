@@ -73,7 +73,7 @@ def _count(value: Any) -> int | None:
 
 def viewer_row(index: int, record: dict[str, Any]) -> ExportRow:
     """A record's viewer fields, each of the expected type or null (old or odd files never fail)."""
-    confidence = record.get("low_confidence")
+    confidence = record.get("low_confidence")  # "yes"/"no" in the flat record
     return ExportRow(
         index=index,
         row=_count(record.get("row")),
@@ -81,7 +81,7 @@ def viewer_row(index: int, record: dict[str, Any]) -> ExportRow:
         status=_text(record.get("status")),
         message=_text(record.get("message")),
         match_level=_text(record.get("match_level")),
-        low_confidence={"yes": True, "no": False, True: True, False: False}.get(confidence),
+        low_confidence=confidence if isinstance(confidence, bool) else {"yes": True, "no": False}.get(_text(confidence) or ""),
         county_fips=_text(record.get("county_fips")),
         county_name=_text(record.get("county_name")),
         county_state=_text(record.get("county_state")),

@@ -17,7 +17,7 @@ RECORDS = [
      "county_state": "WA", "Total_Score": 90.5, "risk_rating": "Very High", "low_confidence": "no", "perils": {"x": 1}},
     # From before match levels were written, with odd types: unknown, not a failure.
     {"row": "3", "address": 7, "county_fips": "53033", "county_name": "King", "county_state": "WA",
-     "Total_Score": "high", "occupant_count": True},
+     "Total_Score": "high", "occupant_count": True, "low_confidence": ["yes"]},
     {"row": 4, "address": "3 C St", "match_level": "none", "status": "not located"},
     {"row": 5, "address": "4 D St", "match_level": "zip_centroid", "county_fips": "06037", "county_name": "Los Angeles",
      "county_state": "CA", "Total_Score": 0, "risk_rating": "Relatively Low"},
@@ -33,6 +33,7 @@ def test_odd_and_old_records_are_read_as_unknown() -> None:
     first, odd, unread, zero = index.rows_at(range(index.count))
     assert (first.total_score, first.rating, first.low_confidence, first.index) == (90.5, "Very High", False, 0)
     assert (odd.row, odd.address, odd.total_score, odd.occupant_count, odd.match_level) == (None, "", None, None, None)
+    assert odd.low_confidence is None
     assert unread.county_fips is None and zero.total_score == 0.0  # a real 0 stays 0
     choices = index.choices
     assert [c.value for c in choices.match_levels] == ["building", "zip_centroid", "none", "unknown"]
