@@ -4,19 +4,13 @@ value column is asked for (application/portfolio.py). One record is decoded at a
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
 
-from application.ports.files import whole_lines
+from application.record_blocks import add_off_loop, feed_records
 from domain.portfolio import COMPOSITE, RECORD_FIELDS, PortfolioSummary, PortfolioTally
-
-# Summing is pure CPU (about a second per 100,000 rows would hold every other request): blocks
-# larger than this are summed in a worker thread, smaller ones in place, where a thread hop would
-# cost more than the work.
-IN_PLACE_BYTES = 256 * 1024
 
 # Only the fields the summary reads: msgspec skips the rest (receipt, location...) without
 # building them, about 4 times faster than decoding whole records.
@@ -39,17 +33,14 @@ class RecordTally:
                 self._index += 1
 
     async def add(self, block: bytes) -> None:
-        if len(block) <= IN_PLACE_BYTES:
-            self.add_block(block)
-        else:
-            await asyncio.to_thread(self.add_block, block)
+        """Summing is pure CPU (about a second per 100,000 rows): off the event loop when large."""
+        await add_off_loop(self.add_block, block)
 
 
 async def tally_pieces(pieces: AsyncIterator[bytes], value_column: str | None, peril: str) -> PortfolioTally:
     """One pass over a stored detail file, read in pieces."""
     records = RecordTally(value_column, peril)
-    async for block in whole_lines(pieces):
-        await records.add(block)
+    await feed_records(pieces, records.add_block)
     return records.tally
 
 

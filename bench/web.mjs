@@ -2,15 +2,12 @@
 // performance scores for / and /login, on Debian's chromium against a local server.
 //
 //   (cd bench/web && npm install) && node bench/web.mjs        # after `make web-build`
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { ROOT, startServer } from './server.mjs';
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const DIST = path.join(ROOT, 'web', 'dist');
 const require = createRequire(path.join(ROOT, 'bench', 'web', 'package.json'));
 const lighthouse = (await import(require.resolve('lighthouse'))).default;
@@ -22,29 +19,6 @@ function initialJsGzip() {
   const files = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
   const sizes = files.map((file) => gzipSync(readFileSync(path.join(DIST, file)), { level: 9 }).length);
   return { files, bytes: sizes.reduce((a, b) => a + b, 0) };
-}
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer() {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'perilscope-webbench-'));
-  const port = await freePort();
-  const env = { ...process.env, DATABASE_URL: `sqlite+aiosqlite:///${tmp}/web.db`, PERILSCOPE_ENV: 'test', PERILSCOPE_LOG_LEVEL: 'WARNING' };
-  execFileSync(path.join(ROOT, '.venv/bin/perilscope'), ['db', 'upgrade'], { env, cwd: ROOT, stdio: 'ignore' });
-  const server = spawn(path.join(ROOT, '.venv/bin/perilscope'), ['serve', '--host', '127.0.0.1', '--port', String(port)], { env, cwd: ROOT, stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 120; i += 1) {
-    try { if ((await fetch(`${url}/ready`)).ok) break; } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { url, stop: () => { server.kill(); rmSync(tmp, { recursive: true, force: true }); } };
 }
 
 const js = initialJsGzip();

@@ -57,6 +57,7 @@ from adapters.metrics.prometheus import PrometheusMetrics
 from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 from application.batch import BatchService
 from application.portfolio import PortfolioService
+from application.export_rows import ExportRowsService
 from application.batch_limits import BatchAllowance, BatchLimits
 from application.contact import ContactService
 from application.external_sign_in import ExternalSignIn
@@ -415,6 +416,7 @@ class Container(containers.DeclarativeContainer):
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)
     portfolios = providers.Singleton(PortfolioService, store=batch_store, files=file_store, naics=naics_table)
+    export_rows = providers.Singleton(ExportRowsService, store=batch_store, files=file_store)
 
 
 def build_container(settings: Settings | None = None) -> Container:

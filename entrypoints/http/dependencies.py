@@ -30,6 +30,7 @@ from application.mfa import MFA_SETUP_REQUIRED, MfaGate, MfaService
 from application.photos import PlacePhotos
 from application.webhooks import Webhooks
 from application.portfolio import PortfolioService
+from application.export_rows import ExportRowsService
 from application.ports.accounts import AccessClaims
 from application.ports.clock import Clock
 from application.ports.mail import Mailer
@@ -110,6 +111,7 @@ DEPENDENCIES = {
     "lookup": _from_container(lambda c: c.lookup()),
     "batch": _from_container(lambda c: c.batch()),
     "portfolios": _from_container(lambda c: c.portfolios()),
+    "export_rows": _from_container(lambda c: c.export_rows()),
     "admin_service": _from_container(lambda c: c.admin()),
     "place_photos": _from_container(lambda c: c.place_photos()),
     "contact": _from_container(lambda c: c.contact()),
@@ -138,6 +140,7 @@ TwoFactorGate = NamedDependency[MfaGate]
 Lookup = NamedDependency[LookupService]
 Batch = NamedDependency[BatchService]
 Portfolios = NamedDependency[PortfolioService]
+ExportRows = NamedDependency[ExportRowsService]
 Administration = NamedDependency[AdminService]
 Photos = NamedDependency[PlacePhotos]
 Contact = NamedDependency[ContactService]

@@ -55,6 +55,7 @@ ACCESS: dict[tuple[str, str], str] = {
     ("DELETE", "/api/exports/{filename}"): USER,
     ("GET", "/api/exports/{filename}/detailed"): USER,
     ("GET", "/api/exports/{filename}/portfolio"): USER,
+    ("GET", "/api/exports/{filename}/rows"): USER,
     ("GET", "/api/view-export/{filename}"): USER,
     ("GET", "/api/download/{filename}"): USER,
     ("POST", "/api/search"): USER,

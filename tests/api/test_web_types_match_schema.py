@@ -13,6 +13,7 @@ from httpx import AsyncClient
 WEB_SRC = Path(__file__).resolve().parents[2] / "web" / "src"
 TYPES_TS = WEB_SRC / "api" / "types.ts"
 WEBHOOKS_TS = WEB_SRC / "features" / "profile" / "webhooksApi.ts"
+EXPORT_ROWS_TS = WEB_SRC / "features" / "exports" / "exportRowsApi.ts"
 # web interface -> the schema component the server answers with
 PAIRS = {
     "SearchResult": "SearchResultBody",
@@ -38,6 +39,10 @@ FEATURE_PAIRS = {
     (WEBHOOKS_TS, "WebhookAttempt"): "WebhookAttemptBody",
     (WEBHOOKS_TS, "WebhookDelivery"): "WebhookDeliveryBody",
     (WEBHOOKS_TS, "WebhookDeliveries"): "WebhookDeliveriesBody",
+    (EXPORT_ROWS_TS, "ExportRowsPage"): "ExportRowsBody",
+    (EXPORT_ROWS_TS, "ExportRow"): "ExportRow",
+    (EXPORT_ROWS_TS, "FilterChoices"): "FilterChoicesBody",
+    (EXPORT_ROWS_TS, "FilterChoice"): "FilterChoiceBody",
 }
 
 

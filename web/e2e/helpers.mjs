@@ -255,3 +255,17 @@ export function largePortfolio(rows = 100_000) {
   ].join('\n'), file]);
   return file;
 }
+
+/**
+ * Scrolls to the bottom of the page until the card at `position` of the list shows its link: cards
+ * are measured as they render, so the page grows and the bottom moves while it settles.
+ */
+export async function scrollToCard(page, position) {
+  const link = page.locator(`.virtual-group[data-index="${position}"]`).getByRole('link').first();
+  for (let attempt = 0; attempt < 40; attempt += 1) {
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    if (await link.isVisible()) return link;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`the card at ${position} never showed its link`);
+}

@@ -370,6 +370,8 @@ export const handlers = [
   http.get('/api/batch-jobs', () => HttpResponse.json({ status: 'success', jobs: [] })),
   // A server without the detailed export (issue #11's endpoint) answers 404: the pages do without it.
   http.get('/api/exports/:filename/detailed', () => err(404, 'Export not found')),
+  // Nor its rows: the export viewer then reads the SPEC CSV (tests of the paged rows override this).
+  http.get('/api/exports/:filename/rows', () => err(404, 'Export not found')),
   http.delete(
     '/api/exports/:filename',
     counted('/api/exports DELETE', () => HttpResponse.json({ status: 'success' })),

@@ -6,9 +6,15 @@ const ESTIMATED_CARD_PX = 360;
 /**
  * A long list of cards of different heights scrolled with the page, with only the cards near the
  * viewport in the DOM (@tanstack/react-virtual measures each card as it renders), so 100,000
- * address groups scroll as smoothly as 25.
+ * rows scroll as smoothly as 25.
  */
-export function VirtualGroups({ count, render, label }: { count: number; render: (position: number) => ReactNode; label: string }) {
+export function VirtualGroups({ count, render, label, estimate = ESTIMATED_CARD_PX }: {
+  count: number;
+  render: (position: number) => ReactNode;
+  label: string;
+  /** A card's height before it is measured, in px. */
+  estimate?: number;
+}) {
   const listRef = useRef<HTMLDivElement>(null);
   const [offset, setOffset] = useState(0);
   useLayoutEffect(() => {
@@ -16,7 +22,7 @@ export function VirtualGroups({ count, render, label }: { count: number; render:
   }, []);
   const virtualizer = useWindowVirtualizer({
     count,
-    estimateSize: () => ESTIMATED_CARD_PX,
+    estimateSize: () => estimate,
     overscan: 3,
     scrollMargin: offset,
   });

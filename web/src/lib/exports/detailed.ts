@@ -93,16 +93,3 @@ export function useGroupDetails(filename: string, index: number): GroupDetails |
   const { data } = detailedApi.useExportDetailsQuery(filename || skipToken);
   return data?.[index] ?? null;
 }
-
-/**
- * Every address group's details, loaded only once `wanted` (a 100,000-row detailed export is
- * hundreds of MB): `details` is null until then, and while it loads or when there is none.
- */
-export function useExportDetails(filename: string, wanted: boolean): {
-  details: GroupDetails[] | null;
-  loading: boolean;
-  error: unknown;
-} {
-  const { data, isFetching, error } = detailedApi.useExportDetailsQuery(wanted && filename ? filename : skipToken);
-  return { details: data ?? null, loading: isFetching, error };
-}

@@ -1,0 +1,27 @@
+"""Blocks of JSON Lines records read from a stored file and handed to a synchronous consumer (the
+portfolio tally, the export viewer's index): decoding is pure CPU, so large blocks go to a worker
+thread and the event loop keeps serving requests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+from application.ports.files import whole_lines
+
+# Blocks larger than this are decoded in a worker thread; smaller ones in place, where a thread
+# hop would cost more than the work.
+IN_PLACE_BYTES = 256 * 1024
+
+
+async def add_off_loop(add_block: Callable[[bytes], None], block: bytes) -> None:
+    if len(block) <= IN_PLACE_BYTES:
+        add_block(block)
+    else:
+        await asyncio.to_thread(add_block, block)
+
+
+async def feed_records(pieces: AsyncIterator[bytes], add_block: Callable[[bytes], None]) -> None:
+    """A file read in pieces, regrouped into whole records, each block given to `add_block`."""
+    async for block in whole_lines(pieces):
+        await add_off_loop(add_block, block)
