@@ -78,14 +78,14 @@ def build_input(rows: int, data_dir: Path, seed: int = 7, unique: bool = False) 
 async def run(rows: int, unique: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="perilscope-batch-") as tmp:
         url = f"sqlite+aiosqlite:///{tmp}/bench.db"
-        env = {"DATABASE_URL": url, "PERILSCOPE_ENV": "test", "PATH": ""}
+        env = {"DATABASE_URL": url, "PERILSCOPE_ENV": "test", "PATH": "", "PERILSCOPE_FILES_DIR": f"{tmp}/files"}
         perilscope = str(Path(sys.executable).parent / "perilscope")
         for command in (["db", "upgrade"], ["data", "load"], ["users", "create-admin", "bench@example.com", "--password", "Bench!pass1"]):
             subprocess.run([perilscope, *command], env=env, check=True, capture_output=True, cwd=ROOT)
 
         from entrypoints.container import build_container
 
-        settings = Settings.from_env({"DATABASE_URL": url, "PERILSCOPE_ENV": "test"})
+        settings = Settings.from_env({"DATABASE_URL": url, "PERILSCOPE_ENV": "test", "PERILSCOPE_FILES_DIR": f"{tmp}/files"})
         container = build_container(settings)
         user = await container.accounts().set_role("bench@example.com", Role.ADMIN)
         caller = AccessClaims(user.id)

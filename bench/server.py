@@ -35,6 +35,7 @@ def running_server(workers: int = 1, extra_env: dict[str, str] | None = None, on
             "DATABASE_URL": f"sqlite+aiosqlite:///{tmp}/bench.db",
             "PERILSCOPE_ENV": "test",
             "PERILSCOPE_LOG_LEVEL": "WARNING",
+            "PERILSCOPE_FILES_DIR": f"{tmp}/files",  # uploads and exports go with the database
             **(extra_env or {}),
         }
         subprocess.run([PERILSCOPE, "db", "upgrade"], env=env, check=True, capture_output=True, cwd=ROOT)
