@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from application.ports.accounts import AccessClaims  # noqa: E402
 from domain.accounts import Role  # noqa: E402
-from bench.server import PERILSCOPE, admin_token, peak_rss_mb, running_server  # noqa: E402
+from bench.server import PERILSCOPE, admin_token, cpu_seconds, peak_rss_mb, running_server  # noqa: E402
 from entrypoints.settings import Settings  # noqa: E402
 
 
@@ -135,6 +135,7 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
                 export = client.get(f"/api/download/{job['export_filename']}").raise_for_status()
                 elapsed = time.perf_counter() - started
             peaks = [peak_rss_mb(process.pid) for process in processes]
+            cpus = [cpu_seconds(process.pid) or 0.0 for process in processes]
             for worker in processes[1:]:
                 worker.terminate()
                 worker.wait(timeout=30)
@@ -144,6 +145,9 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
           f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB")
     print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
         f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
+    print(f"  CPU seconds (since each process started): server {cpus[0]:6.1f}" + "".join(
+        f", worker {n} {cpu:6.1f}" for n, cpu in enumerate(cpus[1:], start=1))
+        + f"; {rows / sum(cpus):,.0f} rows per CPU-second in all")
     if workers:
         print(work_shares(log_paths))
 

@@ -79,6 +79,19 @@ def admin_token(base_url: str, env: dict[str, str]) -> str:
     return admin_session(base_url, env)["access_token"]
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) of a running process and its descendants so far: on a machine
+    others share, rows per CPU-second holds still where wall time does not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                    for child in (task / "children").read_text().split()]
+    except OSError:
+        return None
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    return own + sum(cpu or 0 for cpu in map(cpu_seconds, children))
+
+
 def peak_rss_mb(pid: int) -> float | None:
     """Peak resident memory (Linux VmHWM) of a running process and its descendants, summed (a
     taskiq worker runs its tasks in a child process), or None when it cannot be read."""
