@@ -17,14 +17,14 @@ from datetime import datetime
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from typing import Any
 
-from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_text, write_utf8
+from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_bytes, write_text, write_utf8
 from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
 from application.portfolio_tally import RecordTally, encode_summary
 from application.repeat_answers import RepeatAnswers
-from application.result_files import delete_files, export_bytes, export_keys, primed, stored_bytes, write_bytes
+from application.result_files import delete_files, export_bytes, export_keys, primed, stored_bytes
 from application.ports.accounts import AccessClaims
 from application.ports.batch import (
     CLIENT,

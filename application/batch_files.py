@@ -69,7 +69,13 @@ async def write_utf8(writer: FileWriter, text: str) -> int:
     return len(data)
 
 
+async def write_bytes(files: FileStore, key: str, content: bytes) -> int:
+    """Store `content` under `key`; returns its size."""
+    async with files.open_writer(key) as writer:
+        await writer.write(content)
+    return len(content)
+
+
 async def write_text(files: FileStore, key: str, text: str) -> int:
     """Store text as UTF-8 under `key`; returns its size in bytes."""
-    async with files.open_writer(key) as writer:
-        return await write_utf8(writer, text)
+    return await write_bytes(files, key, text.encode())

@@ -15,6 +15,7 @@ from application.ports.batch import BatchStore, ExportFile
 from application.ports.chunks import ChunkFiles, ChunkResult, ClaimedChunk
 from application.ports.files import FileStore
 
+
 @dataclass(frozen=True, slots=True)
 class ExportKeys:
     csv: str
@@ -25,12 +26,6 @@ class ExportKeys:
 def export_keys(user_id: str, export_id: str) -> ExportKeys:
     stem = f"exports/{user_id}/{export_id}"
     return ExportKeys(f"{stem}.csv", f"{stem}.jsonl", f"{stem}.summary.json")
-
-
-async def write_bytes(files: FileStore, key: str, content: bytes) -> int:
-    async with files.open_writer(key) as writer:
-        await writer.write(content)
-    return len(content)
 
 
 async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult) -> ChunkFiles:

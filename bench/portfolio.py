@@ -29,7 +29,7 @@ from application.portfolio import PortfolioService  # noqa: E402
 from application.portfolio_tally import encode_summary, tally_pieces  # noqa: E402
 from application.ports.accounts import AccessClaims  # noqa: E402
 from application.ports.batch import ExportFile  # noqa: E402
-from application.result_files import write_bytes  # noqa: E402
+from application.batch_files import write_bytes  # noqa: E402
 from domain.detailed_export import ANSWER_COLUMN_NAMES  # noqa: E402
 from domain.perils import HAZARDS  # noqa: E402
 

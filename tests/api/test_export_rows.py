@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from httpx import AsyncClient
 
 from application.ports.batch import ExportFile
-from application.result_files import export_keys, write_bytes
+from application.batch_files import write_bytes
+from application.result_files import export_keys
 from entrypoints.container import Container
 from tests.api.test_detailed_export import _finished_export
 from tests.conftest import sign_up_and_log_in
