@@ -29,8 +29,12 @@ class RecordTally:
         as_dict = msgspec.structs.asdict
         for line in block.splitlines():
             if line.strip():
-                self.tally.add(self._index, as_dict(self._decode(line)))
-                self._index += 1
+                self.add_record(as_dict(self._decode(line)))
+
+    def add_record(self, record: dict[str, Any]) -> None:
+        """A decoded record (a dict with at least RECORD_FIELDS; others are ignored)."""
+        self.tally.add(self._index, record)
+        self._index += 1
 
     async def add(self, block: bytes) -> None:
         """Summing is pure CPU (about a second per 100,000 rows): off the event loop when large."""

@@ -1,0 +1,33 @@
+"""The detailed records passing into an export while it is assembled (application/batch.py), each
+decoded once for both files built from them: the default portfolio summary and the export
+viewer's index of rows, whose rows' JSON is handed on as it is made (memory stays per-row small)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from application.portfolio_tally import RecordTally
+from application.rows_index import RowsIndexBuilder
+from domain.export_rows import VIEWER_FIELDS
+from domain.portfolio import RECORD_FIELDS
+
+# The fields either reads, once each: msgspec skips the rest unbuilt.
+_FIELDS = tuple(dict.fromkeys((*RECORD_FIELDS, *VIEWER_FIELDS)))
+ExportRecordFields = msgspec.defstruct("ExportRecordFields", [(name, Any, None) for name in _FIELDS])
+
+
+class ExportRecords:
+    def __init__(self) -> None:
+        self.summary = RecordTally()
+        self.rows_index = RowsIndexBuilder()
+        self._decode = msgspec.json.Decoder(ExportRecordFields).decode
+
+    def add_block(self, block: bytes) -> None:
+        as_dict = msgspec.structs.asdict
+        for line in block.splitlines():
+            if line.strip():
+                record = as_dict(self._decode(line))
+                self.summary.add_record(record)
+                self.rows_index.add_record(record)
