@@ -4,18 +4,16 @@ viewer's index of rows, whose rows' JSON is handed on as it is made (memory stay
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from application.portfolio_tally import RecordTally
+from application.record_blocks import decoded_records, fields_struct
 from application.rows_index import RowsIndexBuilder
 from domain.export_rows import VIEWER_FIELDS
 from domain.portfolio import RECORD_FIELDS
 
-# The fields either reads, once each: msgspec skips the rest unbuilt.
-_FIELDS = tuple(dict.fromkeys((*RECORD_FIELDS, *VIEWER_FIELDS)))
-ExportRecordFields = msgspec.defstruct("ExportRecordFields", [(name, Any, None) for name in _FIELDS])
+# The fields either reads, once each.
+ExportRecordFields = fields_struct("ExportRecordFields", (*RECORD_FIELDS, *VIEWER_FIELDS))
 
 
 class ExportRecords:
@@ -25,9 +23,6 @@ class ExportRecords:
         self._decode = msgspec.json.Decoder(ExportRecordFields).decode
 
     def add_block(self, block: bytes) -> None:
-        as_dict = msgspec.structs.asdict
-        for line in block.splitlines():
-            if line.strip():
-                record = as_dict(self._decode(line))
-                self.summary.add_record(record)
-                self.rows_index.add_record(record)
+        for record in decoded_records(block, self._decode):
+            self.summary.add_record(record)
+            self.rows_index.add_record(record)

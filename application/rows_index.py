@@ -18,10 +18,11 @@ from typing import Any
 
 import msgspec
 
+from application.record_blocks import decoded_records, fields_struct
 from domain.export_rows import VIEWER_FIELDS, ChoicesTally, FilterChoices, RowFilter, row_keys
 
 # Only the fields the viewer shows: msgspec skips the rest (perils, receipt, tract...) unbuilt.
-ViewerFields = msgspec.defstruct("ViewerFields", [(name, Any, None) for name in VIEWER_FIELDS])
+ViewerFields = fields_struct("ViewerFields", VIEWER_FIELDS)
 
 
 class ExportRow(msgspec.Struct):
@@ -152,8 +153,8 @@ class RowsIndexBuilder:
             column.append(codes.code(value))
 
     def add_block(self, block: bytes) -> None:
-        for line in block.splitlines():
-            self.add_line(line)
+        for record in decoded_records(block, self._decode):
+            self.add_record(record)
 
     def take_rows(self) -> bytes:
         """The rows' JSON made since the last take, to be written in order to the stored index."""
