@@ -17,6 +17,9 @@ ExportRecordFields = fields_struct("ExportRecordFields", (*RECORD_FIELDS, *VIEWE
 
 
 class ExportRecords:
+    """Blocks of records given to `add_block` (synchronous pure CPU: the caller moves large blocks
+    off the event loop, record_blocks.add_off_loop)."""
+
     def __init__(self) -> None:
         self.summary = RecordTally()
         self.rows_index = RowsIndexBuilder()

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from application.record_blocks import add_off_loop, decoded_records, feed_records, fields_struct
+from application.record_blocks import decoded_records, feed_records, fields_struct
 from domain.portfolio import COMPOSITE, RECORD_FIELDS, PortfolioSummary, PortfolioTally
 
 # Only the fields the summary reads (not the receipt, location...).
@@ -32,10 +32,6 @@ class RecordTally:
         """A decoded record (a dict with at least RECORD_FIELDS; others are ignored)."""
         self.tally.add(self._index, record)
         self._index += 1
-
-    async def add(self, block: bytes) -> None:
-        """Summing is pure CPU (about a second per 100,000 rows): off the event loop when large."""
-        await add_off_loop(self.add_block, block)
 
 
 async def tally_pieces(pieces: AsyncIterator[bytes], value_column: str | None, peril: str) -> PortfolioTally:
