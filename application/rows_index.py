@@ -219,7 +219,10 @@ def _little_endian(column: array) -> bytes:
 
 def _column(typecode: str, content: bytes) -> array:
     column = array(typecode)
-    column.frombytes(content)
+    try:
+        column.frombytes(content)
+    except ValueError as error:  # not a whole number of items
+        raise UnreadableIndex(f"A stored rows index's column could not be read: {error}") from error
     if sys.byteorder == "big":
         column.byteswap()
     return column
@@ -239,7 +242,8 @@ def decode_stored(content: bytearray) -> RowsIndex:
         header_start = len(content) - _LENGTH_BYTES - header_length
         if header_start < 0:
             raise UnreadableIndex("The stored rows index's header length is past its start.")
-        header = msgspec.msgpack.decode(memoryview(content)[header_start:-_LENGTH_BYTES], type=StoredIndexHeader)
+        with memoryview(content) as view:  # released before the header is cut off below
+            header = msgspec.msgpack.decode(view[header_start:-_LENGTH_BYTES], type=StoredIndexHeader)
     except msgspec.DecodeError as error:
         raise UnreadableIndex(f"The stored rows index could not be read: {error}") from error
     if header.version != STORED_VERSION:
@@ -249,5 +253,9 @@ def decode_stored(content: bytearray) -> RowsIndex:
     if header.rows_bytes != header_start or not len(ends) == len(levels) == len(counties) == len(ratings) or (
             len(ends) and ends[-1] != header.rows_bytes):
         raise UnreadableIndex("The stored rows index's parts do not agree in length.")
+    offered = (header.choices.match_levels, header.choices.counties, header.choices.ratings)
+    if any(set(codes) != {choice.value for choice in choices} for codes, choices in zip(header.codes, offered,
+                                                                                          strict=True)):
+        raise UnreadableIndex("The stored rows index's codes and filter choices differ.")
     del content[header_start:]  # the rows' JSON stays, with no copy
     return RowsIndex(content, ends, levels, counties, ratings, header.codes, header.choices)
