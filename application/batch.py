@@ -22,7 +22,9 @@ from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
-from application.portfolio_tally import RecordTally, encode_summary
+from application.export_records import ExportRecords
+from application.portfolio_tally import encode_summary
+from application.record_blocks import add_off_loop
 from application.repeat_answers import RepeatAnswers
 from application.result_files import delete_files, export_bytes, export_keys, primed, stored_bytes
 from application.ports.accounts import AccessClaims
@@ -318,16 +320,18 @@ class BatchService:
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
         """The export's files from the chunks' results, in input order, streamed: memory holds one
         read buffer, whatever the export's size. The default portfolio summary is tallied from the
-        detailed records as they pass, and stored beside them."""
+        detailed records as they pass, and so is the export viewer's index of rows (each record
+        decoded once for both); both are stored beside them."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         now = self._clock.now()
         export_id = str(uuid.uuid4())
         keys = export_keys(job.user_id, export_id)
-        summary = RecordTally()
+        records = ExportRecords()
         user_columns: tuple[str, ...] = ()
         expected_row = 0
         size = 0
-        async with self._files.open_writer(keys.csv) as lines, self._files.open_writer(keys.detail) as detail:
+        async with (self._files.open_writer(keys.csv) as lines, self._files.open_writer(keys.detail) as detail,
+                    self._files.open_writer(keys.rows_index) as rows_index):
             header = export_header().encode()
             await lines.write(header)
             size += len(header)
@@ -340,15 +344,18 @@ class BatchService:
                 async for block in whole_lines(stored_bytes(self._files, output.detail_key, output.legacy_detail)):
                     await detail.write(block)
                     size += len(block)
-                    await summary.add(block)
+                    await add_off_loop(records.add_block, block)
+                    await rows_index.write(records.rows_index.take_rows())
+            await rows_index.write(records.rows_index.stored_tail())
         try:
-            await write_bytes(self._files, keys.summary, encode_summary(summary.tally.summary()))
+            await write_bytes(self._files, keys.summary, encode_summary(records.summary.tally.summary()))
         except BaseException:
-            await delete_files(self._files, [keys.csv, keys.detail])
+            await delete_files(self._files, [keys.csv, keys.detail, keys.rows_index])
             raise
         return ExportFile(id=export_id, user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
                           exported_at=now, job_id=job.id, csv_key=keys.csv, detail_key=keys.detail,
-                          summary_key=keys.summary, size_bytes=size, detail_columns=user_columns)
+                          summary_key=keys.summary, rows_index_key=keys.rows_index, size_bytes=size,
+                          detail_columns=user_columns)
 
     async def job_chunks(self, caller: AccessClaims, job_id: str) -> JobChunks | None:
         """Where the caller's job's chunks are (None for a job not split yet)."""

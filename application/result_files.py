@@ -3,7 +3,7 @@ result, written by the claim that answered it, and each export's files, assemble
 
 Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl` (the attempt is the claim's fencing token,
 so a claimant whose lease was taken over writes beside the winner, never over it) and
-`exports/<user>/<export id>.csv|.jsonl|.summary.json`."""
+`exports/<user>/<export id>.csv|.jsonl|.summary.json|.rows` (.rows: the viewer's index of its rows)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,12 @@ class ExportKeys:
     csv: str
     detail: str
     summary: str
+    rows_index: str
 
 
 def export_keys(user_id: str, export_id: str) -> ExportKeys:
     stem = f"exports/{user_id}/{export_id}"
-    return ExportKeys(f"{stem}.csv", f"{stem}.jsonl", f"{stem}.summary.json")
+    return ExportKeys(f"{stem}.csv", f"{stem}.jsonl", f"{stem}.summary.json", f"{stem}.rows")
 
 
 async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult) -> ChunkFiles:

@@ -177,7 +177,7 @@ class SqlBatchStore:
 _EXPORT_COLUMNS = (
     ExportFileRow.id, ExportFileRow.user_id, ExportFileRow.name, ExportFileRow.exported_at, ExportFileRow.job_id,
     ExportFileRow.source, ExportFileRow.csv_key, ExportFileRow.detail_key, ExportFileRow.summary_key,
-    ExportFileRow.size_bytes, ExportFileRow.detail_columns,
+    ExportFileRow.rows_index_key, ExportFileRow.size_bytes, ExportFileRow.detail_columns,
 )
 
 
@@ -185,15 +185,16 @@ def _export(row) -> ExportFile:  # noqa: ANN001 - a row of _EXPORT_COLUMNS
     return ExportFile(
         id=row.id, user_id=row.user_id, name=row.name, exported_at=row.exported_at, job_id=row.job_id,
         source=row.source, csv_key=row.csv_key, detail_key=row.detail_key, summary_key=row.summary_key,
-        size_bytes=row.size_bytes, detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
+        rows_index_key=row.rows_index_key, size_bytes=row.size_bytes,
+        detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
     )
 
 
 def insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
     return insert(ExportFileRow).values(
         id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, csv_key=export.csv_key,
-        detail_key=export.detail_key, summary_key=export.summary_key, size_bytes=export.size_bytes,
-        source=export.source, exported_at=export.exported_at,
+        detail_key=export.detail_key, summary_key=export.summary_key, rows_index_key=export.rows_index_key,
+        size_bytes=export.size_bytes, source=export.source, exported_at=export.exported_at,
         detail_columns=json.dumps(list(export.detail_columns)) if export.detail_key else None,
     )
 

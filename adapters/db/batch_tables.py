@@ -99,10 +99,12 @@ class ExportFileRow(Base):
     user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
     job_id: Mapped[str | None] = mapped_column(String(36))
     name: Mapped[str] = mapped_column(String(255))
-    # Its files in the file store: the SPEC CSV, the detailed JSON Lines, the default portfolio summary.
+    # Its files in the file store: the SPEC CSV, the detailed JSON Lines, the default portfolio summary,
+    # the viewer's index of its rows.
     csv_key: Mapped[str | None] = mapped_column(String(512))
     detail_key: Mapped[str | None] = mapped_column(String(512))
     summary_key: Mapped[str | None] = mapped_column(String(512))
+    rows_index_key: Mapped[str | None] = mapped_column(String(512))  # the export viewer's index of its rows
     # An export stored before export files (migration 0016_result_files) kept its text here; read, never written.
     content: Mapped[str | None] = mapped_column(Text, deferred=True)
     size_bytes: Mapped[int] = mapped_column(BigInteger, server_default="0")

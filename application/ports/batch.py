@@ -60,12 +60,15 @@ class ExportFile:
     detail_key: str | None = None
     # The default portfolio summary (no value column, composite peril), built while assembling.
     summary_key: str | None = None
+    # The export viewer's index of its rows (application/rows_index.py), built while assembling;
+    # None for exports from before (migration 0017_rows_index): the viewer builds one on first open.
+    rows_index_key: str | None = None
     size_bytes: int = 0  # the CSV's and the detail's bytes, counted against the owner's storage
     detail_columns: tuple[str, ...] = ()  # the upload's own columns, in file order
 
     @property
     def keys(self) -> tuple[str, ...]:
-        return tuple(key for key in (self.csv_key, self.detail_key, self.summary_key) if key)
+        return tuple(key for key in (self.csv_key, self.detail_key, self.summary_key, self.rows_index_key) if key)
 
     @property
     def legacy(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from httpx import AsyncClient
 
 from application.ports.batch import ExportFile
@@ -21,11 +22,24 @@ async def _rows(client: AsyncClient, name: str, headers: dict, **params: object)
     return answer.json()
 
 
-async def test_the_rows_of_a_finished_batch_filtered_and_paged(client: AsyncClient, container: Container) -> None:
+async def test_the_rows_of_a_finished_batch_filtered_and_paged(
+    client: AsyncClient, container: Container, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     user = await sign_up_and_log_in(client, "rows@example.com")
     name = await _finished_export(client, container, user["headers"])
+    export = await container.batch_store().export(user["uid"], name)
+    files, keys_read = container.file_store(), []
+    read = files.read
+
+    def counted_read(key: str, *args: object, **kwargs: object):  # noqa: ANN202
+        keys_read.append(key)
+        return read(key, *args, **kwargs)
+
+    monkeypatch.setattr(files, "read", counted_read)
 
     whole = await _rows(client, name, user["headers"])
+    # The first open reads the index stored while the export was assembled, never the detailed records.
+    assert keys_read == [export.rows_index_key]
     assert (whole["export"], whole["total_rows"], whole["total_matching"]) == (name, 5, 5)
     assert [r["index"] for r in whole["rows"]] == [0, 1, 2, 3, 4] and [r["row"] for r in whole["rows"]] == [2, 3, 4, 5, 6]
     seattle, san_juan, allston, unread, repeat = whole["rows"]

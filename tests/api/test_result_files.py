@@ -44,6 +44,7 @@ async def test_downloads_stream_the_stored_files_and_the_chunks_files_are_gone(
     name = await _finished_export(client, container, user["headers"])
     export = await container.batch_store().export(user["uid"], name)
     assert export.csv_key == f"exports/{user['uid']}/{export.id}.csv" and export.detail_key and export.summary_key
+    assert export.rows_index_key == f"exports/{user['uid']}/{export.id}.rows"  # the viewer's index, deleted with it
     csv_bytes, detail_bytes = await stored(container, export.csv_key), await stored(container, export.detail_key)
     assert export.size_bytes == len(csv_bytes) + len(detail_bytes)
 

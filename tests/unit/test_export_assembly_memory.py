@@ -1,6 +1,7 @@
 """Assembling an export streams the chunks' files into the export's: memory stays at a read buffer
 or two, however large the export, and the rows come out in input order (tracemalloc measures every
-allocation, in every thread, during the assembly)."""
+allocation, in every thread, during the assembly); the summary and the viewer's index of rows
+stored beside it equal ones built afresh from the detailed records."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import msgspec
 
 from adapters.files.local import LocalFileStore
 from application.portfolio_tally import decode_summary, tally_lines
+from application.rows_index import build_index, decode_stored
 from application.ports.batch import BatchJob
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkSource, ClaimedChunk
 from application.result_files import write_chunk
@@ -70,3 +72,9 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
     stored = decode_summary((tmp_path / "files" / export.summary_key).read_bytes())
     assert stored == tally_lines(detail.decode(), None, "composite").summary()
     assert stored.headline.rows == CHUNKS * ROWS_PER_CHUNK
+    # So was the viewer's index of rows, its rows' JSON streamed to its file as they were made.
+    rows_index = decode_stored(bytearray((tmp_path / "files" / export.rows_index_key).read_bytes()))
+    built = build_index(detail.decode().splitlines())
+    assert rows_index.count == CHUNKS * ROWS_PER_CHUNK and rows_index.choices == built.choices
+    assert rows_index.rows == built.rows and rows_index.ends == built.ends and rows_index.codes == built.codes
+    assert (rows_index.levels, rows_index.counties, rows_index.ratings) == (built.levels, built.counties, built.ratings)

@@ -1,13 +1,17 @@
-"""The export viewer's index of rows: odd and old records never fail, filters combine, and the
-kept indexes stay within their memory budget."""
+"""The export viewer's index of rows: odd and old records never fail, filters combine, the kept
+indexes stay within their memory budget, and an index stored while assembling answers as one built
+from the records (a damaged one is rebuilt)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import msgspec
 import pytest
 
 from application.errors import InvalidInput, NotFound
 from application.export_rows import ExportRowsService, build_index
+from application.rows_index import RowsIndex, RowsIndexBuilder, UnreadableIndex, decode_stored
 from application.ports.accounts import AccessClaims
 from application.ports.batch import ExportFile
 from domain.export_rows import RowFilter, filter_problems
@@ -73,10 +77,16 @@ class Store:
 
 
 class CountingFiles(InMemoryFileStore):
-    reads = 0
+    def __init__(self, piece_size: int) -> None:
+        super().__init__(piece_size)
+        self.keys_read: list[str] = []
+
+    @property
+    def reads(self) -> int:
+        return len(self.keys_read)
 
     def read(self, key: str, chunk_size: int | None = None):  # noqa: ANN201
-        self.reads += 1
+        self.keys_read.append(key)
         return super().read(key, chunk_size)
 
 
@@ -101,3 +111,75 @@ async def test_indexes_are_kept_within_the_budget_newest_first() -> None:
         await service.page(CALLER, "book0_export.csv", RowFilter(), 0, 501)
     with pytest.raises(NotFound):
         await service.page(CALLER, "other_export.csv", RowFilter(), 0, 1)
+
+
+def many_records(count: int) -> list[dict]:
+    """Records of every kind above, with counties and ratings varying, to page and filter."""
+    ratings = ("Very High", "Relatively Low", None, "Insufficient Data")
+    return [{**RECORDS[i % len(RECORDS)], "row": i + 2, "address": f"{i} Main St",
+             "county_fips": None if i % 7 == 3 else f"{53000 + i % 11:05d}", "risk_rating": ratings[i % 4]}
+            for i in range(count)]
+
+
+def stored(records: list[dict], rows_taken_every: int) -> bytes:
+    """The stored index's file as assembly writes it: the rows' JSON taken as it is made, then the tail."""
+    builder, content = RowsIndexBuilder(), bytearray()
+    for number, line in enumerate(lines(records)):
+        builder.add_line(line)
+        if number % rows_taken_every == 0:
+            content += builder.take_rows()
+    content += builder.take_rows()
+    return bytes(content + builder.stored_tail())
+
+
+def same_answers(stored_index: RowsIndex, built: RowsIndex) -> None:
+    assert stored_index.count == built.count and stored_index.choices == built.choices
+    assert stored_index.rows_at(range(built.count)) == built.rows_at(range(built.count))
+    for level in [None, *(c.value for c in built.choices.match_levels)]:
+        for county in [None, *(c.value for c in built.choices.counties)]:
+            for rating in [None, *(c.value for c in built.choices.ratings)]:
+                wanted = RowFilter(match_level=level, county=county, rating=rating)
+                assert stored_index.matching(wanted) == built.matching(wanted)
+
+
+@pytest.mark.parametrize("rows_taken_every", [1, 7, 1000])
+def test_a_stored_index_answers_as_one_built_from_the_records(rows_taken_every: int) -> None:
+    records = many_records(300)
+    built = build_index(lines(records))
+    same_answers(decode_stored(bytearray(stored(records, rows_taken_every))), built)
+    assert build_index(lines([])).count == decode_stored(bytearray(stored([], 1))).count == 0
+
+
+@pytest.mark.parametrize("damage", [
+    lambda content: content[:5],  # cut short
+    lambda content: content[:-20] + content[-8:],  # the header cut
+    lambda content: content[:-8] + (10**9).to_bytes(8, "little"),  # a length past the start
+    lambda content: b"x" + content,  # rows that no longer end where the header says
+    # The header's last county is a filter choice's: changed, it has no code.
+    lambda content: content[:content.rindex(b"53033")] + b"53034" + content[content.rindex(b"53033") + 5:],
+])
+def test_a_damaged_stored_index_is_refused(damage) -> None:  # noqa: ANN001
+    with pytest.raises(UnreadableIndex, match="stored rows index"):
+        decode_stored(bytearray(damage(stored(RECORDS, 1))))
+
+
+async def test_the_stored_index_is_read_not_the_detailed_records_and_a_damaged_one_is_rebuilt() -> None:
+    records = many_records(80)
+    detail = "\n".join(lines(records))
+    store = Store({"book_export.csv": detail, "damaged_export.csv": detail})
+    for name, content in (("book_export.csv", stored(records, 3)), ("damaged_export.csv", b"not an index")):
+        key = f"exports/u1/{name}.rows"
+        store.files.files[key] = content
+        store.exports_by_name[name] = replace(store.exports_by_name[name], rows_index_key=key)
+    service = ExportRowsService(store, store.files)  # type: ignore[arg-type]
+    built = build_index(lines(records))
+
+    page = await service.page(CALLER, "book_export.csv", RowFilter(county="53003"), 1, 3)
+    assert store.files.keys_read == ["exports/u1/book_export.csv.rows"]  # never the detailed records
+    wanted = built.matching(RowFilter(county="53003"))
+    assert page.rows == built.rows_at(wanted[1:4]) and page.total_matching == len(wanted) > 4
+    assert page.total_rows == 80 and page.choices == built.choices
+
+    rebuilt = await service.page(CALLER, "damaged_export.csv", RowFilter(), 0, 80)
+    assert store.files.keys_read[1:] == ["exports/u1/damaged_export.csv.rows", "exports/u1/damaged_export.csv.jsonl"]
+    assert rebuilt.rows == built.rows_at(range(80))

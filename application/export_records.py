@@ -1,0 +1,31 @@
+"""The detailed records passing into an export while it is assembled (application/batch.py), each
+decoded once for both files built from them: the default portfolio summary and the export
+viewer's index of rows, whose rows' JSON is handed on as it is made (memory stays per-row small)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from application.portfolio_tally import RecordTally
+from application.record_blocks import decoded_records, fields_struct
+from application.rows_index import RowsIndexBuilder
+from domain.export_rows import VIEWER_FIELDS
+from domain.portfolio import RECORD_FIELDS
+
+# The fields either reads, once each.
+ExportRecordFields = fields_struct("ExportRecordFields", (*RECORD_FIELDS, *VIEWER_FIELDS))
+
+
+class ExportRecords:
+    """Blocks of records given to `add_block` (synchronous pure CPU: the caller moves large blocks
+    off the event loop, record_blocks.add_off_loop)."""
+
+    def __init__(self) -> None:
+        self.summary = RecordTally()
+        self.rows_index = RowsIndexBuilder()
+        self._decode = msgspec.json.Decoder(ExportRecordFields).decode
+
+    def add_block(self, block: bytes) -> None:
+        for record in decoded_records(block, self._decode):
+            self.summary.add_record(record)
+            self.rows_index.add_record(record)

@@ -1,0 +1,261 @@
+"""The export viewer's compact index of an export's rows (application/export_rows.py answers pages
+and filters from it): the few fields the viewer shows, encoded together, and each row's filter
+values as small codes. Built from the detailed records as they stream by, either while the export
+is assembled (stored as a file beside it) or on the first open of an export from before that.
+
+The stored file is the rows' JSON, written as the rows are made (assembly memory holds only the
+small per-row arrays, 14 bytes a row), followed by a msgpack header (the arrays as raw little-endian
+bytes, the codes, the choices) and the header's length in 8 bytes. Loading it is a read and a copy
+per array, with no per-row parse: the rows' JSON is decoded a page at a time, as before."""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from application.record_blocks import decoded_records, fields_struct
+from domain.export_rows import VIEWER_FIELDS, ChoicesTally, FilterChoices, RowFilter, row_keys
+
+# Only the fields the viewer shows: msgspec skips the rest (perils, receipt, tract...) unbuilt.
+ViewerFields = fields_struct("ViewerFields", VIEWER_FIELDS)
+
+
+class ExportRow(msgspec.Struct):
+    """One row of the export as the viewer shows it; null is unknown."""
+
+    index: int  # position in the export (0-based): the group page is /search-result/export:{name}:{index}
+    row: int | None  # line of the row in the uploaded file
+    address: str  # the address text with its building facts as 'Key: value' lines (SPEC §3)
+    status: str | None  # answered, answered at ZIP level, not located
+    message: str | None
+    match_level: str | None
+    low_confidence: bool | None
+    county_fips: str | None
+    county_name: str | None
+    county_state: str | None
+    total_score: float | None  # NRI composite score of the county
+    rating: str | None  # its composite rating
+    top_3: str | None
+    occupant_count: int | None
+    naics_codes: str | None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def viewer_row(index: int, record: dict[str, Any]) -> ExportRow:
+    """A record's viewer fields, each of the expected type or null (old or odd files never fail)."""
+    confidence = record.get("low_confidence")  # "yes"/"no" in the flat record
+    return ExportRow(
+        index=index,
+        row=_count(record.get("row")),
+        address=_text(record.get("address")) or "",
+        status=_text(record.get("status")),
+        message=_text(record.get("message")),
+        match_level=_text(record.get("match_level")),
+        low_confidence=confidence if isinstance(confidence, bool) else {"yes": True, "no": False}.get(_text(confidence) or ""),
+        county_fips=_text(record.get("county_fips")),
+        county_name=_text(record.get("county_name")),
+        county_state=_text(record.get("county_state")),
+        total_score=_number(record.get("Total_Score")),
+        rating=_text(record.get("risk_rating")),
+        top_3=_text(record.get("top_3")),
+        occupant_count=_count(record.get("occupant_count")),
+        naics_codes=_text(record.get("naics_codes")),
+    )
+
+
+class _Codes:
+    """Each distinct filter value as a small number, so a row's three values take 6 bytes."""
+
+    def __init__(self) -> None:
+        self.of: dict[str, int] = {}
+
+    def code(self, value: str) -> int:
+        return self.of.setdefault(value, len(self.of))
+
+
+@dataclass(frozen=True, slots=True)
+class RowsIndex:
+    rows: bytes | bytearray  # every row's ExportRow JSON, one after another
+    ends: array  # where each row's JSON ends in `rows`
+    levels: array  # each row's filter values, as codes of the dicts below
+    counties: array
+    ratings: array
+    codes: tuple[dict[str, int], dict[str, int], dict[str, int]]
+    choices: FilterChoices
+
+    @property
+    def count(self) -> int:
+        return len(self.ends)
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.rows) + self.count * (self.ends.itemsize + 3 * self.levels.itemsize)
+
+    def matching(self, wanted: RowFilter) -> array:
+        """Positions of the rows passing the filter, in export order."""
+        columns = []
+        for value, codes, column in zip((wanted.match_level, wanted.county, wanted.rating), self.codes,
+                                        (self.levels, self.counties, self.ratings), strict=True):
+            if value is not None:
+                columns.append((codes[value], column))
+        positions = range(self.count)
+        for code, column in columns:
+            positions = [i for i in positions if column[i] == code]
+        return array("I", positions)
+
+    def rows_at(self, positions: Iterable[int]) -> list[ExportRow]:
+        decode = msgspec.json.Decoder(ExportRow).decode
+        return [decode(self.rows[(self.ends[i - 1] if i else 0):self.ends[i]]) for i in positions]
+
+
+class RowsIndexBuilder:
+    """Builds a RowsIndex from the records as they stream by, one decoded at a time; memory grows
+    with the viewer fields only, or only with the per-row arrays when the rows' JSON is taken
+    away as it is made (`take_rows`, to a stored index's file)."""
+
+    def __init__(self) -> None:
+        self._decode = msgspec.json.Decoder(ViewerFields).decode
+        self._encode = msgspec.json.Encoder().encode
+        self._tally = ChoicesTally()
+        self._codes = (_Codes(), _Codes(), _Codes())  # match level, county, rating
+        self._rows, self._ends = bytearray(), array("Q")
+        self._taken = 0  # bytes of rows' JSON already handed out by take_rows
+        self._columns = (array("H"), array("H"), array("H"))
+
+    def add_line(self, line: str | bytes) -> None:
+        if line.strip():
+            self.add_record(msgspec.structs.asdict(self._decode(line)))
+
+    def add_record(self, record: dict[str, Any]) -> None:
+        """A decoded record (a dict with at least the viewer's fields; others are ignored)."""
+        keys = row_keys(record)
+        self._tally.add(keys, record)
+        self._rows += self._encode(viewer_row(len(self._ends), record))
+        self._ends.append(self._taken + len(self._rows))
+        for column, codes, value in zip(self._columns, self._codes, (keys.match_level, keys.county, keys.rating),
+                                        strict=True):
+            column.append(codes.code(value))
+
+    def add_block(self, block: bytes) -> None:
+        for record in decoded_records(block, self._decode):
+            self.add_record(record)
+
+    def take_rows(self) -> bytes:
+        """The rows' JSON made since the last take, to be written in order to the stored index."""
+        made = bytes(self._rows)
+        self._rows.clear()
+        self._taken += len(made)
+        return made
+
+    def stored_tail(self) -> bytes:
+        """What follows the rows' JSON in the stored index: the header and its length."""
+        if self._rows:
+            raise ValueError("Take the last rows (take_rows) before the stored index's tail.")
+        levels, counties, ratings = self._columns
+        return encode_header(StoredIndexHeader(
+            version=STORED_VERSION, rows_bytes=self._taken, ends=_little_endian(self._ends),
+            levels=_little_endian(levels), counties=_little_endian(counties), ratings=_little_endian(ratings),
+            codes=tuple(codes.of for codes in self._codes), choices=self._tally.choices(),
+        ))
+
+    def index(self) -> RowsIndex:
+        if self._taken:
+            raise ValueError("Some rows were taken away (take_rows): read the index from where they went.")
+        levels, counties, ratings = self._columns
+        return RowsIndex(bytes(self._rows), self._ends, levels, counties, ratings,
+                         tuple(codes.of for codes in self._codes), self._tally.choices())
+
+
+def build_index(lines: Iterable[str]) -> RowsIndex:
+    """An index of records held in memory (small exports, tests)."""
+    builder = RowsIndexBuilder()
+    for line in lines:
+        builder.add_line(line)
+    return builder.index()
+
+
+STORED_VERSION = 1
+_LENGTH_BYTES = 8  # the header's length, at the very end of the file
+
+
+class StoredIndexHeader(msgspec.Struct, array_like=True):
+    version: int
+    rows_bytes: int
+    ends: bytes  # array "Q", little-endian
+    levels: bytes  # arrays "H", little-endian
+    counties: bytes
+    ratings: bytes
+    codes: tuple[dict[str, int], dict[str, int], dict[str, int]]
+    choices: FilterChoices
+
+
+class UnreadableIndex(ValueError):
+    """A stored index of another version, or damaged: the caller builds one from the records."""
+
+
+def _little_endian(column: array) -> bytes:
+    if sys.byteorder == "little":
+        return column.tobytes()
+    swapped = array(column.typecode, column)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def _column(typecode: str, content: bytes) -> array:
+    column = array(typecode)
+    try:
+        column.frombytes(content)
+    except ValueError as error:  # not a whole number of items
+        raise UnreadableIndex(f"A stored rows index's column could not be read: {error}") from error
+    if sys.byteorder == "big":
+        column.byteswap()
+    return column
+
+
+def encode_header(index_parts: StoredIndexHeader) -> bytes:
+    header = msgspec.msgpack.encode(index_parts)
+    return header + len(header).to_bytes(_LENGTH_BYTES, "little")
+
+
+def decode_stored(content: bytearray) -> RowsIndex:
+    """The index from its stored file's bytes (taken over: the header is cut off in place)."""
+    try:
+        if len(content) < _LENGTH_BYTES:
+            raise UnreadableIndex("The stored rows index is too short.")
+        header_length = int.from_bytes(content[-_LENGTH_BYTES:], "little")
+        header_start = len(content) - _LENGTH_BYTES - header_length
+        if header_start < 0:
+            raise UnreadableIndex("The stored rows index's header length is past its start.")
+        with memoryview(content) as view:  # released before the header is cut off below
+            header = msgspec.msgpack.decode(view[header_start:-_LENGTH_BYTES], type=StoredIndexHeader)
+    except msgspec.DecodeError as error:
+        raise UnreadableIndex(f"The stored rows index could not be read: {error}") from error
+    if header.version != STORED_VERSION:
+        raise UnreadableIndex(f"The stored rows index is of version {header.version}, not {STORED_VERSION}.")
+    ends = _column("Q", header.ends)
+    levels, counties, ratings = (_column("H", part) for part in (header.levels, header.counties, header.ratings))
+    if header.rows_bytes != header_start or not len(ends) == len(levels) == len(counties) == len(ratings) or (
+            len(ends) and ends[-1] != header.rows_bytes):
+        raise UnreadableIndex("The stored rows index's parts do not agree in length.")
+    offered = (header.choices.match_levels, header.choices.counties, header.choices.ratings)
+    if any(set(codes) != {choice.value for choice in choices} for codes, choices in zip(header.codes, offered,
+                                                                                          strict=True)):
+        raise UnreadableIndex("The stored rows index's codes and filter choices differ.")
+    del content[header_start:]  # the rows' JSON stays, with no copy
+    return RowsIndex(content, ends, levels, counties, ratings, header.codes, header.choices)
