@@ -25,7 +25,7 @@ from adapters.db.reference_tables import (
     ZipCountyShareRow,
 )
 from adapters.naics_mapping import naics_for_types
-from adapters.reference_data.readers import EMBEDDED_DATASETS
+from adapters.reference_data.catalogue import EMBEDDED_CATALOGUE
 from application.ports.lookup import CountyPerils, TractScores
 from domain.lookup_result import DatasetVersion
 from domain.address import BuildingKey
@@ -102,7 +102,7 @@ async def _load(session: AsyncSession) -> ReferenceData:
     for row in await session.scalars(select(BuildingRow).where(BuildingRow.building_street.is_not(None)).order_by(BuildingRow.gfa_total)):
         data.building_by_key[BuildingKey(row.building_street, row.building_zip)] = _building(row)
     data.naics_titles = dict((await session.execute(select(NaicsCodeRow.code, NaicsCodeRow.title))).all())
-    as_of = {dataset.name: dataset.as_of for dataset in EMBEDDED_DATASETS}
+    as_of = {dataset.name: dataset.as_of for dataset in EMBEDDED_CATALOGUE}
     loads = (await session.execute(select(DatasetLoadRow.dataset, DatasetLoadRow.version).order_by(DatasetLoadRow.dataset))).all()
     data.datasets = [DatasetVersion(row.dataset, row.version, as_of.get(row.dataset) or _release_month(row.version)) for row in loads]
     session.expunge_all()
