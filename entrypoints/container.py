@@ -15,7 +15,6 @@ from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
 from adapters.exports.detailed_writers import DetailedExportFiles
 from adapters.files.local import LocalFileStore
-from adapters.files.s3 import S3FileStore, s3_client
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
 from adapters.identity.pending_state import SignedPendingSignIn
@@ -32,7 +31,6 @@ from application.idempotency import Idempotency
 from adapters.db.idempotency_repository import SqlIdempotencyStore
 from adapters.security.password_strength import ZxcvbnPasswordStrength
 from adapters.security.passwords import Argon2PasswordHasher
-from adapters.security.redis_throttle import RedisAttemptThrottle, RedisRequestWindow, redis_client
 from adapters.db.throttle import SqlAttemptThrottle, SqlRequestWindow
 from adapters.db.settings_repository import SqlSystemSettingsStore
 from adapters.db.user_directory import SqlUserDirectory
@@ -54,7 +52,6 @@ from application.batch_runner import ChunkPolicy
 from adapters.db.batch_usage_repository import SqlBatchRowLedger
 from adapters.jobs.in_process import InProcessJobQueue
 from adapters.metrics.prometheus import PrometheusMetrics
-from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 from application.batch import BatchService
 from application.portfolio import PortfolioService
 from application.export_rows import ExportRowsService
@@ -85,6 +82,7 @@ from application.photos import PlacePhotos
 from adapters.db.webhook_repositories import SqlDeliveryStore, SqlSigningSecretStore
 from adapters.webhooks.http import HttpxWebhookSender, LoopHostResolver
 from application.webhooks import WebhookPolicy, Webhooks
+from entrypoints import optional_adapters
 from entrypoints.settings import Settings
 
 
@@ -115,16 +113,18 @@ class Container(containers.DeclarativeContainer):
     )
     # Sign-in, sign-up, reset and contact throttles and the request rate limit, shared by every
     # process: Redis when PERILSCOPE_THROTTLE=redis (the default with the Redis queue), else the database.
-    throttle_redis = providers.Singleton(redis_client, settings.provided.redis_url)
+    # Redis, S3 and Taskiq adapters come from entrypoints/optional_adapters.py, which imports
+    # their SDKs only when chosen: the embedded server's memory stays without them.
+    throttle_redis = providers.Singleton(optional_adapters.throttle_redis, settings.provided.redis_url)
     attempt_throttle = providers.Selector(
         providers.Callable(lambda s: s.throttle, settings),
         database=providers.Singleton(SqlAttemptThrottle, sessions=session_factory, writer=writer, clock=clock),
-        redis=providers.Singleton(RedisAttemptThrottle, redis=throttle_redis, clock=clock),
+        redis=providers.Singleton(optional_adapters.redis_attempt_throttle, redis=throttle_redis, clock=clock),
     )
     request_window = providers.Selector(
         providers.Callable(lambda s: s.throttle, settings),
         database=providers.Singleton(SqlRequestWindow, writer=writer, clock=clock),
-        redis=providers.Singleton(RedisRequestWindow, redis=throttle_redis, clock=clock),
+        redis=providers.Singleton(optional_adapters.redis_request_window, redis=throttle_redis, clock=clock),
     )
 
     mailer = providers.Selector(
@@ -350,10 +350,9 @@ class Container(containers.DeclarativeContainer):
         providers.Callable(lambda s: s.file_store, settings),
         local=providers.Singleton(LocalFileStore, root=settings.provided.files_dir),
         s3=providers.Singleton(
-            S3FileStore,
-            client=providers.Singleton(
-                s3_client, endpoint_url=settings.provided.s3_endpoint_url, region=settings.provided.s3_region
-            ),
+            optional_adapters.s3_file_store,
+            endpoint_url=settings.provided.s3_endpoint_url,
+            region=settings.provided.s3_region,
             bucket=settings.provided.s3_bucket,
         ),
     )
@@ -365,10 +364,9 @@ class Container(containers.DeclarativeContainer):
         providers.Callable(lambda s: s.job_queue, settings),
         inprocess=in_process_queue,
         taskiq=providers.Singleton(
-            TaskiqJobQueue,
-            broker=providers.Singleton(
-                make_broker, redis_url=settings.provided.redis_url, queue_name=settings.provided.job_queue_name
-            ),
+            optional_adapters.taskiq_job_queue,
+            redis_url=settings.provided.redis_url,
+            queue_name=settings.provided.job_queue_name,
         ),
     )
     batch_allowance = providers.Singleton(

@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import msgspec
-import xlsxwriter
 
 from application.ports.batch import WrittenFile
 from application.ports.files import whole_lines
@@ -67,6 +66,8 @@ class _Workbook:
     """An XLSX of detailed records, filled a block at a time (each call in a worker thread)."""
 
     def __init__(self, path: Path, user_columns: list[str]) -> None:
+        import xlsxwriter  # here, not at the top: only an XLSX export needs it (server memory)
+
         self._user_columns = user_columns
         self._book = xlsxwriter.Workbook(
             str(path),

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import time
 from collections import defaultdict
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
+from sqlalchemy import Row, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.reference_tables import (
@@ -25,7 +27,7 @@ from adapters.db.reference_tables import (
     ZipCountyShareRow,
 )
 from adapters.naics_mapping import naics_for_types
-from adapters.reference_data.readers import EMBEDDED_DATASETS
+from adapters.reference_data.catalogue import EMBEDDED_CATALOGUE
 from application.ports.lookup import CountyPerils, TractScores
 from domain.lookup_result import DatasetVersion
 from domain.address import BuildingKey
@@ -35,6 +37,27 @@ from domain.nri_release import parse_release
 from domain.perils import HAZARDS, PerilScores
 
 RECHECK_SECONDS = 30.0
+STREAM_BATCH_ROWS = 2000
+
+
+def _shared(value: str | None) -> str | None:
+    """One string object for each repeated value (ZIPs, FIPS codes, states, ratings, releases):
+    the database hands a new copy per row, and the index holds hundreds of thousands of them."""
+    return sys.intern(value) if value is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Business:
+    """What an occupant answer needs of a registered business (not the ORM row: its instance
+    state would stay in memory with it)."""
+
+    name: str
+    street_address: str | None
+    city: str | None
+    operating_status: str | None
+    lat: float | None
+    lng: float | None
+    naics_code: str | None
 
 
 @dataclass(slots=True)
@@ -49,7 +72,7 @@ class ReferenceData:
     # knows the place (Geocorr, then Census towns and townships, then SimpleMaps cities).
     place_shares: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     centroid_by_zip: dict[str, tuple[float, float]] = field(default_factory=dict)
-    businesses_by_key: dict[BuildingKey, list[BusinessRow]] = field(default_factory=dict)
+    businesses_by_key: dict[BuildingKey, list[Business]] = field(default_factory=dict)
     building_by_key: dict[BuildingKey, Building] = field(default_factory=dict)
     naics_titles: dict[str, str] = field(default_factory=dict)
     datasets: list[DatasetVersion] = field(default_factory=list)
@@ -87,26 +110,42 @@ async def _load(session: AsyncSession) -> ReferenceData:
     data.counties = counties
     data.tracts = await _load_tracts(session)
     zip_rows = select(ZipCountyRow.zip, ZipCountyRow.county_fips, ZipCountyRow.state, ZipCountyRow.lat, ZipCountyRow.lng)
-    for zip_row in (await session.execute(zip_rows)).all():
-        data.county_by_zip[zip_row.zip] = counties.get(zip_row.county_fips or "")
+    async for zip_row in _streamed(session, zip_rows):
+        zip5 = _shared(zip_row.zip)
+        data.county_by_zip[zip5] = counties.get(zip_row.county_fips or "")
         if zip_row.state:
-            data.zip_state[zip_row.zip] = zip_row.state
+            data.zip_state[zip5] = _shared(zip_row.state)
         if zip_row.lat is not None and zip_row.lng is not None:
-            data.centroid_by_zip[zip_row.zip] = (zip_row.lat, zip_row.lng)
+            data.centroid_by_zip[zip5] = (zip_row.lat, zip_row.lng)
     await _load_county_shares(session, data)
-    businesses: dict[BuildingKey, list[BusinessRow]] = defaultdict(list)
-    for row in await session.scalars(select(BusinessRow).where(BusinessRow.building_street.is_not(None)).order_by(BusinessRow.name)):
-        businesses[BuildingKey(row.building_street, row.building_zip)].append(row)
+    businesses: dict[BuildingKey, list[Business]] = defaultdict(list)
+    business_rows = (
+        select(BusinessRow.building_street, BusinessRow.building_zip, BusinessRow.name, BusinessRow.street_address,
+               BusinessRow.city, BusinessRow.operating_status, BusinessRow.lat, BusinessRow.lng, BusinessRow.naics_code)
+        .where(BusinessRow.building_street.is_not(None))
+        .order_by(BusinessRow.name)
+    )
+    async for row in _streamed(session, business_rows):
+        businesses[BuildingKey(row.building_street, row.building_zip)].append(
+            Business(row.name, row.street_address, _shared(row.city), _shared(row.operating_status), row.lat, row.lng,
+                     _shared(row.naics_code))
+        )
     data.businesses_by_key = dict(businesses)
     # The largest record wins where one address has several (a campus reports once per building).
     for row in await session.scalars(select(BuildingRow).where(BuildingRow.building_street.is_not(None)).order_by(BuildingRow.gfa_total)):
         data.building_by_key[BuildingKey(row.building_street, row.building_zip)] = _building(row)
     data.naics_titles = dict((await session.execute(select(NaicsCodeRow.code, NaicsCodeRow.title))).all())
-    as_of = {dataset.name: dataset.as_of for dataset in EMBEDDED_DATASETS}
+    as_of = {dataset.name: dataset.as_of for dataset in EMBEDDED_CATALOGUE}
     loads = (await session.execute(select(DatasetLoadRow.dataset, DatasetLoadRow.version).order_by(DatasetLoadRow.dataset))).all()
     data.datasets = [DatasetVersion(row.dataset, row.version, as_of.get(row.dataset) or _release_month(row.version)) for row in loads]
     session.expunge_all()
     return data
+
+
+async def _streamed(session: AsyncSession, statement: Select) -> AsyncIterator[Row]:
+    """A table's rows a batch at a time: all of them at once would double the loading peak."""
+    async for row in await session.stream(statement.execution_options(yield_per=STREAM_BATCH_ROWS)):
+        yield row
 
 
 def _release_month(version: str | None) -> str | None:
@@ -119,7 +158,9 @@ async def _load_tracts(session: AsyncSession) -> dict[str, tuple[TractScores, ..
     by_tract: dict[str, list[TractScores]] = defaultdict(list)
     for row in await session.scalars(select(NriTractRow)):
         scores = _scores(row)
-        by_tract[row.tract_geoid].append(TractScores(row.tract_geoid, row.county_fips, scores, row.nri_version))
+        by_tract[row.tract_geoid].append(
+            TractScores(row.tract_geoid, _shared(row.county_fips), scores, _shared(row.nri_version))
+        )
 
     def newest_first(tract: TractScores) -> tuple[int, int]:
         release = parse_release(tract.nri_version)
@@ -135,17 +176,19 @@ async def _load_county_shares(session: AsyncSession, data: ReferenceData) -> Non
     shares: dict[str, list[CountyShare]] = defaultdict(list)
     share_rows = select(ZipCountyShareRow.zip, ZipCountyShareRow.county_fips, ZipCountyShareRow.total_share,
                         ZipCountyShareRow.preferred_state)
-    for row in (await session.execute(share_rows)).all():
-        shares[row.zip].append(CountyShare(row.county_fips, row.total_share))
+    async for row in _streamed(session, share_rows):
+        zip5 = _shared(row.zip)
+        shares[zip5].append(CountyShare(_shared(row.county_fips), row.total_share))
         if row.preferred_state:
-            data.zip_state[row.zip] = row.preferred_state  # USPS's own state wins
+            data.zip_state[zip5] = _shared(row.preferred_state)  # USPS's own state wins
     data.zip_shares = {zip5: tuple(candidates) for zip5, candidates in shares.items()}
     by_source: dict[str, dict[tuple[str, str], dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     place_rows = select(PlaceCountyRow.state, PlaceCountyRow.place_key, PlaceCountyRow.county_fips,
                         PlaceCountyRow.share, PlaceCountyRow.source)
-    for row in (await session.execute(place_rows)).all():
-        counties = by_source[row.source][(row.state, row.place_key)]
-        counties[row.county_fips] = max(counties.get(row.county_fips, 0.0), row.share or 0.0)
+    async for row in _streamed(session, place_rows):
+        counties = by_source[row.source][(_shared(row.state), row.place_key)]
+        county_fips = _shared(row.county_fips)
+        counties[county_fips] = max(counties.get(county_fips, 0.0), row.share or 0.0)
     for source in reversed(PLACE_SOURCES_BEST_FIRST):  # better sources overwrite
         data.place_shares.update(by_source.get(source, {}))
 
@@ -153,14 +196,14 @@ async def _load_county_shares(session: AsyncSession, data: ReferenceData) -> Non
 def _scores(row: NriCountyRow | NriTractRow) -> PerilScores:
     return PerilScores(
         scores={h.code: getattr(row, f"{h.code.lower()}_score") for h in HAZARDS},
-        ratings={h.code: getattr(row, f"{h.code.lower()}_rating") for h in HAZARDS},
+        ratings={h.code: _shared(getattr(row, f"{h.code.lower()}_rating")) for h in HAZARDS},
         total=row.risk_score,
-        total_rating=row.risk_rating,
+        total_rating=_shared(row.risk_rating),
     )
 
 
 def _county(row: NriCountyRow) -> CountyPerils:
-    return CountyPerils(row.county_fips, row.county_name, row.state, _scores(row), row.nri_version)
+    return CountyPerils(row.county_fips, row.county_name, _shared(row.state), _scores(row), _shared(row.nri_version))
 
 
 def _building(row: BuildingRow) -> Building:
@@ -277,7 +320,7 @@ class BusinessRegistryPlaces:
         return [_occupant(row, point) for row in rows]
 
 
-def _occupant(row: BusinessRow, point: GeoPoint | None) -> Occupant:
+def _occupant(row: Business, point: GeoPoint | None) -> Occupant:
     vicinity = ", ".join(p for p in (row.street_address, (row.city or "").title()) if p)
     return Occupant(
         name=row.name,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from adapters.reference_data.catalogue import EMBEDDED_CATALOGUE
 from domain.address import building_key
 from domain.county_choice import place_key
 from domain.perils import HAZARDS
@@ -313,33 +314,18 @@ def read_generic_buildings(path: Path) -> Rows:
     return _building_rows(f"import:{path.name}", frame)
 
 
-# --- what `perilscope data load` loads -----------------------------------------------------
+# --- what `perilscope data load` loads (the catalogue, catalogue.py, with each dataset's reader) ---
 
-EMBEDDED_DATASETS: tuple[Dataset, ...] = (
-    Dataset("nri_counties", "nri_county", ("nri_counties_dec2025_scores.csv",), read_nri_counties, "NRI v1.20.0 (December 2025)", "2025-12"),
-    Dataset("zip_counties", "zip_county", ("zip_county_primary.csv.gz",), read_zip_counties, "SimpleMaps 2024 + GeoNames", "2024"),
-    Dataset(
-        "zip_county_shares", "zip_county_share", ("zip_county_hud_2023q1.csv.gz",), read_hud_zip_county_shares,
-        "HUD-USPS ZIP–County crosswalk 2023 Q1", "2023-03",
-    ),
-    Dataset(
-        "place_counties",
-        "place_county",
-        (
-            "place_county_geocorr2022.csv.gz",
-            "place_county_census_national_places.csv.gz",
-            "city_zip_county_simplemaps.csv.gz",
-        ),
-        read_place_counties,
-        "Geocorr 2022, Census national places, SimpleMaps cities", "2022",
-    ),
-    Dataset("naics", "naics_code", ("naics_2022.csv",), read_naics, "NAICS 2022", "2022"),
-    Dataset(
-        "businesses",
-        "business",
-        ("businesses_seattle_active_2026.csv.gz", "businesses_sf_sample.csv"),
-        read_city_business_registry,
-        "Seattle 2026-08-02 + DataSF sample", "2026-08-02",
-    ),
-    Dataset("buildings", "building", ("buildings_seattle_2016.csv",), read_seattle_buildings, "Seattle benchmarking 2016", "2016"),
+READER_BY_DATASET: dict[str, Callable[[Path], Rows]] = {
+    "nri_counties": read_nri_counties,
+    "zip_counties": read_zip_counties,
+    "zip_county_shares": read_hud_zip_county_shares,
+    "place_counties": read_place_counties,
+    "naics": read_naics,
+    "businesses": read_city_business_registry,
+    "buildings": read_seattle_buildings,
+}
+EMBEDDED_DATASETS: tuple[Dataset, ...] = tuple(
+    Dataset(entry.name, entry.table, entry.files, READER_BY_DATASET[entry.name], entry.version, entry.as_of)
+    for entry in EMBEDDED_CATALOGUE
 )
