@@ -1,4 +1,4 @@
-import { geoAlbersUsa, geoPath } from 'd3-geo';
+import { geoPath } from 'd3-geo';
 import type { Feature, Geometry } from 'geojson';
 import { useEffect, useMemo, useState } from 'react';
 import { feature, mesh } from 'topojson-client';
@@ -7,6 +7,7 @@ import {
   ABSENT_COLOUR, CONNECTICUT, amount, classBounds, classColours, classOf, count, type MapUnit,
 } from './figures';
 
+// us-atlas's Albers USA files are projected with geoAlbersUsa().scale(1300).translate([487.5, 305]).
 const WIDTH = 975;
 const HEIGHT = 610;
 
@@ -25,22 +26,23 @@ interface Shapes {
 
 type CountyProperties = { name: string };
 
-/** The county shapes, projected once: us-atlas ships them in the npm package (no tiles, no CDN). */
-async function loadShapes(): Promise<Shapes> {
-  const topology = (await import('us-atlas/counties-10m.json')).default as unknown as Topology<{
+/**
+ * The county shapes as SVG paths. us-atlas ships them in the npm package (no tiles, no CDN),
+ * already projected to Albers USA (which leaves out Puerto Rico and the territories): no
+ * projection work in the browser, only the paths, to one decimal (a tenth of a viewBox unit).
+ */
+async function buildShapes(): Promise<Shapes> {
+  const topology = (await import('us-atlas/counties-albers-10m.json')).default as unknown as Topology<{
     counties: GeometryCollection<CountyProperties>;
     states: GeometryCollection<CountyProperties>;
   }>;
-  const path = geoPath(geoAlbersUsa().scale(1300).translate([WIDTH / 2, HEIGHT / 2]));
+  const path = geoPath().digits(1);
   const states = new Map(
-    (feature(topology, topology.objects.states).features as Feature<Geometry, CountyProperties>[]).map((f) => [
-      String(f.id), f.properties.name,
-    ]),
+    topology.objects.states.geometries.map((state) => [String(state.id), (state.properties as CountyProperties | undefined)?.name ?? '']),
   );
   const counties: CountyShape[] = [];
   for (const county of feature(topology, topology.objects.counties).features as Feature<Geometry, CountyProperties>[]) {
     const d = path(county);
-    // Albers USA draws the 50 states and DC; Puerto Rico and the territories have no place on it.
     if (!d) continue;
     const fips = String(county.id);
     const [x, y] = path.centroid(county);
@@ -50,10 +52,29 @@ async function loadShapes(): Promise<Shapes> {
   return { counties, borders };
 }
 
+let shapesOnce: Promise<Shapes> | null = null;
+let shapesBuilt: Shapes | null = null;
+
+/** The shapes, built once per session; the page starts this before its summary arrives. */
+export function loadCountyShapes(): Promise<Shapes> {
+  if (!shapesOnce) {
+    shapesOnce = buildShapes().then(
+      (shapes) => (shapesBuilt = shapes),
+      (error: unknown) => {
+        shapesOnce = null; // the next visit tries again
+        throw error;
+      },
+    );
+  }
+  return shapesOnce;
+}
+
 interface Props {
   units: Map<string, MapUnit>;
   measure: 'locations' | 'value';
   valueName: string | null;
+  /** Called once the counties are drawn (or the map could not be). */
+  onDrawn?: () => void;
 }
 
 function unitOf(fips: string, units: Map<string, MapUnit>): MapUnit | undefined {
@@ -61,18 +82,24 @@ function unitOf(fips: string, units: Map<string, MapUnit>): MapUnit | undefined 
 }
 
 /** A US county choropleth of the book: each county present is coloured, focusable and explained. */
-export function CountyMap({ units, measure, valueName }: Props) {
-  const [shapes, setShapes] = useState<Shapes | null>(null);
+export function CountyMap({ units, measure, valueName, onDrawn }: Props) {
+  const [shapes, setShapes] = useState<Shapes | null>(shapesBuilt);
   const [failed, setFailed] = useState(false);
   const [active, setActive] = useState<CountyShape | null>(null);
 
   useEffect(() => {
+    if (shapes) return;
     let live = true;
-    loadShapes().then((loaded) => live && setShapes(loaded)).catch(() => live && setFailed(true));
+    loadCountyShapes().then((loaded) => live && setShapes(loaded)).catch(() => live && setFailed(true));
     return () => {
       live = false;
     };
-  }, []);
+  }, [shapes]);
+
+  const drawnOrFailed = shapes !== null || failed;
+  useEffect(() => {
+    if (drawnOrFailed) onDrawn?.();
+  }, [drawnOrFailed, onDrawn]);
 
   const figureOf = (unit: MapUnit) => (measure === 'value' ? unit.value ?? 0 : unit.locations);
   const describe = (unit: MapUnit) =>

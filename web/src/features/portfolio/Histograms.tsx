@@ -1,8 +1,10 @@
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { ReactNode } from 'react';
+import { Suspense, lazy, type ReactNode } from 'react';
 import type { PerilDistribution } from '../../api/types';
 import { binLabel, count, percent } from './figures';
 import { ScrollBox } from './ScrollBox';
+import { useFirstViewShown } from './afterMap';
+
+const ScoreChart = lazy(() => import('./ScoreChart'));
 
 /** The chosen peril's scores across the book, with every peril's high-rated count beside it. */
 export function Histograms({ distributions, peril, rows }: { distributions: PerilDistribution[]; peril: string; rows: number }) {
@@ -48,19 +50,13 @@ export function Histograms({ distributions, peril, rows }: { distributions: Peri
 
 /** Locations by score (0 to 100) in equal bins, the caption saying what is counted and what is left out. */
 export function ScoreHistogram({ bins, testId, children }: { bins: number[]; testId: string; children: ReactNode }) {
+  const shown = useFirstViewShown();
   const data = bins.map((locations, i) => ({ bin: binLabel(i, bins.length), locations }));
   return (
     <figure className="portfolio-histogram" data-testid={testId}>
+      {/* The box keeps its height while the chart loads: nothing below it moves. */}
       <div style={{ width: '100%', height: 260 }}>
-        <ResponsiveContainer initialDimension={{ width: 520, height: 260 }}>
-          <BarChart data={data} margin={{ left: 0, right: 12, top: 8, bottom: 24 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="bin" tick={{ fontSize: 11 }} interval={0} angle={-30} textAnchor="end" height={44} />
-            <YAxis allowDecimals={false} width={48} tick={{ fontSize: 11 }} />
-            <Tooltip formatter={(value) => [count(Number(value)), 'Locations']} labelFormatter={(label) => `Score ${label}`} />
-            <Bar dataKey="locations" name="Locations" fill="#3182bd" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+        {shown && <Suspense fallback={null}><ScoreChart data={data} /></Suspense>}
       </div>
       <figcaption className="muted small">{children}</figcaption>
     </figure>

@@ -1,7 +1,10 @@
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Suspense, lazy } from 'react';
 import type { SectorMix } from '../../api/types';
 import { NO_SECTOR, count, orderedRatings, ratingLabel } from './figures';
 import { ScrollBox } from './ScrollBox';
+import { useFirstViewShown } from './afterMap';
+
+const SectorChart = lazy(() => import('./SectorChart'));
 
 /** A chart label that fits one line: the sector's first words and its code. */
 function shortName(sector: SectorMix): string {
@@ -21,6 +24,7 @@ export function OccupancyMix({ sectors, perilName }: { sectors: SectorMix[]; per
   const ratings = orderedRatings(sectors.flatMap((s) => Object.keys(s.ratings)));
   const data = known.slice(0, 12).map((s) => ({ name: shortName(s), locations: s.locations }));
   const height = Math.max(120, data.length * 34 + 40);
+  const shown = useFirstViewShown();
   return (
     <>
       {known.length === 0 ? (
@@ -28,15 +32,7 @@ export function OccupancyMix({ sectors, perilName }: { sectors: SectorMix[]; per
       ) : (
         <figure data-testid="occupancy-chart">
           <div style={{ width: '100%', height }}>
-            <ResponsiveContainer initialDimension={{ width: 520, height }}>
-              <BarChart data={data} layout="vertical" margin={{ left: 8, right: 16, top: 4, bottom: 4 }}>
-                <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-                <XAxis type="number" allowDecimals={false} tick={{ fontSize: 11 }} />
-                <YAxis type="category" dataKey="name" width={140} interval={0} tick={{ fontSize: 11 }} />
-                <Tooltip formatter={(value) => [count(Number(value)), 'Locations']} />
-                <Bar dataKey="locations" fill="#0f7c8c" isAnimationActive={false} />
-              </BarChart>
-            </ResponsiveContainer>
+            {shown && <Suspense fallback={null}><SectorChart data={data} height={height} /></Suspense>}
           </div>
           <figcaption className="muted small">
             {known.length > data.length ? `The ${data.length} largest of ${known.length} sectors. ` : ''}

@@ -1,10 +1,11 @@
-import { useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { failureText } from '../../api/errors';
 import type { PortfolioSummary } from '../../api/types';
 import { PageSpinner, Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../components/usePageTitle';
-import { CountyMap } from './CountyMap';
+import { FirstViewShown, useAfterPaint } from './afterMap';
+import { CountyMap, loadCountyShapes } from './CountyMap';
 import { CountyTable } from './CountyTable';
 import { Histograms } from './Histograms';
 import { OccupancyMix } from './OccupancyMix';
@@ -31,6 +32,10 @@ export default function PortfolioPage() {
   const [measure, setMeasure] = useState<'locations' | 'value'>('locations');
   usePageTitle(filename ? `Portfolio: ${filename}` : 'Portfolio');
   const { data, error, isFetching } = usePortfolioQuery({ filename, peril, valueColumn }, { skip: !filename });
+  // The county shapes load and turn into paths while the summary is on its way.
+  useEffect(() => {
+    loadCountyShapes().catch(() => undefined); // the map says so when it cannot draw
+  }, []);
 
   const viewer = `/batch-export-detail/${encodeURIComponent(filename)}`;
   return (
@@ -88,8 +93,12 @@ function Summary({ data, filename, peril, onPeril, valueColumn, onValueColumn, m
   const valueName = data.value?.column ?? null;
   const connecticut = data.counties.some((c) => c.county_fips.startsWith('09'));
   const offMap = data.counties.filter((c) => /^(60|66|69|72|78)/.test(c.county_fips));
+  // First the headline and the map; the charts and the county table in the frame after (issue #14).
+  const [mapDrawn, setMapDrawn] = useState(false);
+  const onMapDrawn = useCallback(() => setMapDrawn(true), []);
+  const firstViewShown = useAfterPaint(mapDrawn);
   return (
-    <>
+    <FirstViewShown.Provider value={firstViewShown}>
       <section className="card portfolio-controls" aria-label="What to show">
         <label className="field-inline">
           <span>Peril</span>
@@ -124,14 +133,15 @@ function Summary({ data, filename, peril, onPeril, valueColumn, onValueColumn, m
       <section className="card" aria-labelledby="map-title">
         <h2 id="map-title" className="card-title">Where the locations are</h2>
         <a className="skip-map" href="#county-table-title">Skip the map to the county table</a>
-        <CountyMap units={units} measure={measure === 'value' && valueName ? 'value' : 'locations'} valueName={valueName} />
+        <CountyMap units={units} measure={measure === 'value' && valueName ? 'value' : 'locations'} valueName={valueName}
+          onDrawn={onMapDrawn} />
         <p className="muted small">
           County shapes: US Census Bureau cartographic boundaries (us-atlas), drawn in your browser.
           {connecticut && ' Connecticut: the scores are for its 9 planning regions (NRI v1.20), which do not match the 8 former counties on the map, so the state is shaded as one and its regions are listed in the table.'}
           {offMap.length > 0 && ` Not on the map: ${offMap.map((c) => c.county_name ?? c.county_fips).join(', ')} (listed in the table).`}
         </p>
         <h3 id="county-table-title" className="subtitle" tabIndex={-1}>Locations per county ({count(data.counties.length)})</h3>
-        <CountyTable counties={data.counties} valueName={valueName} />
+        {firstViewShown ? <CountyTable counties={data.counties} valueName={valueName} /> : <p className="muted">Listing the counties...</p>}
       </section>
 
       {data.value && <ValueByRating data={data} peril={peril} perilName={perilName} />}
@@ -145,7 +155,7 @@ function Summary({ data, filename, peril, onPeril, valueColumn, onValueColumn, m
         <h2 id="occupancy-title" className="card-title">Occupancy mix (NAICS sectors)</h2>
         <OccupancyMix sectors={data.sectors} perilName={perilName} />
       </section>
-    </>
+    </FirstViewShown.Provider>
   );
 }
 
