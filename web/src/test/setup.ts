@@ -1,5 +1,5 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { resetSessionModule } from '../api/session';
 import { resetDb } from './db';
@@ -8,6 +8,10 @@ import { server } from './server';
 // jsdom has no layout and logs "Not implemented" for scrolling, which every navigation does
 // (useScrollRestoration); the scroll tests spy on this no-op.
 window.scrollTo = (() => undefined) as typeof window.scrollTo;
+
+// findBy/waitFor give up after 1 s by default; on a busy 2-core CI machine a render with charts
+// sometimes takes longer, and a test then fails for the machine, not the code.
+configure({ asyncUtilTimeout: 5000 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
