@@ -33,5 +33,7 @@ export default defineConfig({
     css: false,
     restoreMocks: true,
     include: ['src/**/*.test.{ts,tsx}'],
+    // Room for the 5 s waits of src/test/setup.ts on a busy 2-core machine.
+    testTimeout: 20_000,
   },
 });
