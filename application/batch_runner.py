@@ -47,6 +47,8 @@ from domain.chunks import ChunkInput, ChunkSplitter, rows_of
 
 log = logging.getLogger("perilscope.batch")
 ENDED = ("done", "failed")
+INPUT_GONE = "Part of the uploaded file is missing from the file store. Upload the file again and start a new job."
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +202,12 @@ class ChunkRunner:
         return await self._give_up(chunk, f"the lookup failed {chunk.attempt} times ({reason})")
 
     async def _give_up(self, chunk: ClaimedChunk, reason: str) -> BatchJob | None:
-        rows = rows_of(await chunk_text(self._files, chunk.source), chunk.line_offset)
+        try:
+            rows = rows_of(await chunk_text(self._files, chunk.source), chunk.line_offset)
+        except NotFound:
+            # Without its rows the chunk cannot even be written as failed rows: the job cannot
+            # finish honestly, so it fails, saying why, instead of staying 'running' for ever.
+            return await self._fail(chunk.job_id, INPUT_GONE)
         result = self._answers.failed_rows(rows, reason)
         if await self._complete(chunk, result, await write_chunk(self._files, chunk, result)):
             return await self.finish_if_ended(chunk.job_id)

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from application.batch import BatchService
-from application.batch_runner import ChunkPolicy
+from application.batch_runner import INPUT_GONE, ChunkPolicy
 from application.errors import InvalidInput, NotFound
 from application.ports.accounts import AccessClaims
 from application.batch_files import chunk_text
@@ -166,6 +166,18 @@ async def test_a_job_whose_export_cannot_be_assembled_fails_and_its_chunk_files_
         await run_one_chunk(w)
     assert w.store.jobs[job_id].status == "failed" and w.store.exports_stored == []
     assert [key for key in w.files.files if "/out/" in key] == []
+
+
+async def test_a_chunk_whose_input_file_is_gone_fails_the_job_saying_why_instead_of_running_for_ever() -> None:
+    w = world(chunk_rows=2, max_attempts=3)
+    job_id = await started(w, ANN, streets(4))
+    [gone] = [key for key in w.files.files if key == f"jobs/{job_id}/in/1.csv"]
+    del w.files.files[gone]
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    job = w.store.jobs[job_id]
+    assert (job.status, job.error) == ("failed", INPUT_GONE)
+    assert w.store.exports_stored == []
 
 
 async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_can_run_again() -> None:
