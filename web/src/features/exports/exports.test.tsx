@@ -189,10 +189,20 @@ describe('the export viewer says what went wrong and what to do', () => {
     server.use(http.get('/api/download/:name', () =>
       HttpResponse.json({ status: 'error', error: 'Export not yet complete' }, { status: 409 })));
     const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
-    await user.click(await screen.findByRole('button', { name: 'Download CSV' }));
+    await user.click(await enabledButton('Download CSV'));
     expect(await screen.findByRole('alert')).toHaveTextContent('Download error: Export not yet complete');
   });
 });
+
+/**
+ * A button once it can be pressed: the download buttons are disabled while the export's rows load,
+ * and a click on a disabled button does nothing (on a busy machine the rows are still loading).
+ */
+async function enabledButton(name: string): Promise<HTMLElement> {
+  const button = await screen.findByRole('button', { name });
+  await waitFor(() => expect(button).toBeEnabled());
+  return button;
+}
 
 /** The detailed export as JSON Lines: one line per address, the whole answer (issue #11's endpoint). */
 function detailedJsonl(): string {
@@ -283,6 +293,7 @@ describe('the export in each format', () => {
     const saved = captureSavedFiles();
     const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
     const formats = await screen.findByRole('group', { name: `Other formats of ${FILE}` });
+    await enabledButton('JSON Lines');
     await user.click(within(formats).getByRole('button', { name: 'Detailed CSV' }));
     await waitFor(() => expect(saved).toHaveLength(1));
     await user.click(within(formats).getByRole('button', { name: 'XLSX' }));
@@ -301,7 +312,7 @@ describe('the export in each format', () => {
     server.use(http.get('/api/exports/:name/detailed', () =>
       HttpResponse.json({ status: 'error', error: 'Unknown format' }, { status: 400 })));
     const { user } = renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
-    await user.click(await screen.findByRole('button', { name: 'XLSX' }));
+    await user.click(await enabledButton('XLSX'));
     expect(await screen.findByRole('alert')).toHaveTextContent('Download error: Unknown format');
   });
 
