@@ -74,7 +74,7 @@ test('the dashboard, search result, export viewer and admin pages fit a 390 px p
   await batchComplete(page, 2);
   await page.getByRole('list', { name: 'Exported files' }).getByRole('link').first().click();
   await page.waitForURL('**/batch-export-detail/**');
-  await page.getByText(/Displaying 2 address group\(s\)/).waitFor();
+  await page.getByText(/Displaying 2 row\(s\)/).waitFor();
   await checkWidths(page, 'layout-export-viewer', problems);
   await page.setViewportSize(PHONE);
   await assertTableFits(page, page.locator('.export-group').first().getByRole('table'), 'the export group occupant table', problems);

@@ -99,7 +99,7 @@ test('the export history and viewer offer every format, by keyboard, at 390 px',
 
   await page.getByRole('list', { name: 'Exported files' }).getByRole('link').first().click();
   await page.waitForURL('**/batch-export-detail/**');
-  await page.getByText(/Displaying 1 address group\(s\)/).waitFor();
+  await page.getByText(/Displaying 1 row\(s\)/).waitFor();
   const viewerFormats = page.getByRole('group', { name: /^Other formats of / });
   assert.deepEqual(await viewerFormats.getByRole('button').allTextContents(), ['Detailed CSV', 'XLSX', 'JSON Lines']);
   await page.getByRole('button', { name: 'Download CSV' }).waitFor();
