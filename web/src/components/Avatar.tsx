@@ -1,6 +1,7 @@
 import { useState } from 'react';
 
-const PALETTE = ['#0b2545', '#13315c', '#13a89e', '#0f766e', '#1d4e89', '#5b5f97', '#2a6f97'];
+// White initials need 4.5:1 on every colour (WCAG AA): the light teal #13a89e gave 2.94.
+const PALETTE = ['#0b2545', '#13315c', '#0e7c86', '#0f766e', '#1d4e89', '#5b5f97', '#2a6f97'];
 
 export function initialsOf(name: string | null | undefined, email?: string | null): string {
   const source = (name ?? '').trim() || (email ?? '').split('@')[0] || '';
