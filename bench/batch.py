@@ -135,7 +135,7 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
                 export = client.get(f"/api/download/{job['export_filename']}").raise_for_status()
                 elapsed = time.perf_counter() - started
             peaks = [peak_rss_mb(process.pid) for process in processes]
-            cpus = [cpu_seconds(process.pid) or 0.0 for process in processes]
+            cpus = [cpu_seconds(process.pid) for process in processes]
             for worker in processes[1:]:
                 worker.terminate()
                 worker.wait(timeout=30)
@@ -145,11 +145,15 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
           f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB")
     print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
         f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
-    print(f"  CPU seconds (since each process started): server {cpus[0]:6.1f}" + "".join(
-        f", worker {n} {cpu:6.1f}" for n, cpu in enumerate(cpus[1:], start=1))
-        + f"; {rows / sum(cpus):,.0f} rows per CPU-second in all")
+    print("  CPU seconds (since each process started): " + ", ".join(
+        f"{'server' if n == 0 else f'worker {n}'} {_seconds(cpu)}" for n, cpu in enumerate(cpus))
+        + (f"; {rows / sum(cpus):,.0f} rows per CPU-second in all" if None not in cpus else "; unreadable, so no rate"))
     if workers:
         print(work_shares(log_paths))
+
+
+def _seconds(cpu: float | None) -> str:
+    return "unknown" if cpu is None else f"{cpu:6.1f}"
 
 
 def work_shares(logs: list[Path]) -> str:

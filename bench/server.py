@@ -89,7 +89,7 @@ def cpu_seconds(pid: int) -> float | None:
     except OSError:
         return None
     own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
-    return own + sum(cpu or 0 for cpu in map(cpu_seconds, children))
+    return own + sum(cpu for cpu in map(cpu_seconds, children) if cpu is not None)  # a child gone meanwhile took its time with it
 
 
 def peak_rss_mb(pid: int) -> float | None:
