@@ -253,10 +253,12 @@ class BatchService:
         if ended := await self._runner.split(job_id):
             await self._job_ended(ended)
 
-    async def run_chunk(self) -> None:
-        """A chunk task: run the fairest chunk of any job."""
-        for ended in await self._runner.run_next():
+    async def run_chunk(self) -> bool:
+        """A chunk task: run the fairest chunk of any job. False when no chunk was waiting."""
+        turn = await self._runner.run_next()
+        for ended in turn.ended:
             await self._job_ended(ended)
+        return turn.ran
 
     async def sweep(self) -> None:
         """Periodically, in every worker and server (see ChunkRunner.sweep)."""

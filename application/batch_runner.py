@@ -68,6 +68,12 @@ class ChunkPolicy:
         return timedelta(seconds=self.lease_seconds)
 
 
+@dataclass(frozen=True, slots=True)
+class ChunkTurn:
+    ran: bool  # a chunk was claimed and run (False: none was waiting)
+    ended: list[BatchJob]  # the jobs this turn ended
+
+
 class ChunkAnswers(Protocol):
     """What the runner asks of the batch use case: rows answered, rows given up, the export."""
 
@@ -144,16 +150,15 @@ class ChunkRunner:
 
     # --- a chunk task ----------------------------------------------------------------------
 
-    async def run_next(self) -> list[BatchJob]:
+    async def run_next(self) -> ChunkTurn:
         """Split the oldest job waiting to be split, if any (its own task may be queued behind a
-        big job's chunk tasks), then claim the fairest chunk and run it. Returns the jobs this
-        call ended."""
+        big job's chunk tasks), then claim the fairest chunk and run it."""
         ended = await self._split_waiting()
         now = self._clock.now()
         chunk = await self._chunks.claim(self._owner, now, now + self._policy.lease, self._policy.max_attempts)
         if chunk is None:
-            return ended
-        return ended + [job for job in [await self._run(chunk)] if job]
+            return ChunkTurn(ran=False, ended=ended)
+        return ChunkTurn(ran=True, ended=ended + [job for job in [await self._run(chunk)] if job])
 
     async def _split_waiting(self) -> list[BatchJob]:
         ended = []

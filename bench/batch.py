@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/batch.py --rows 100000 --unique            # in this process, embedded default
     .venv/bin/python bench/batch.py --rows 100000 --unique --http     # a real server: upload, job, download
+    .venv/bin/python bench/batch.py --rows 100000 --unique --http --local-workers 0  # the server alone
     .venv/bin/python bench/batch.py --rows 100000 --unique --workers 2  # PostgreSQL + Redis, 2 worker processes
 
 --unique makes every address different, so no answer is reused (repeats flatter the figure).
@@ -35,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from application.ports.accounts import AccessClaims  # noqa: E402
 from domain.accounts import Role  # noqa: E402
-from bench.server import PERILSCOPE, admin_token, cpu_seconds, peak_rss_mb, running_server  # noqa: E402
-from entrypoints.settings import Settings  # noqa: E402
+from bench.server import PERILSCOPE, admin_token, child_pids, cpu_seconds, peak_rss_mb, running_server  # noqa: E402
+from entrypoints.settings import Settings, default_local_workers  # noqa: E402
 
 
 def build_input(rows: int, data_dir: Path, seed: int = 7, unique: bool = False) -> bytes:
@@ -111,10 +112,11 @@ async def run(rows: int, unique: bool) -> None:
         await container.engine().dispose()
 
 
-def over_http(rows: int, unique: bool, workers: int) -> None:
-    """Upload, start, poll and download through a real server; with workers, on PostgreSQL + Redis."""
+def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None:
+    """Upload, start, poll and download through a real server; with workers, on PostgreSQL + Redis;
+    else embedded, with the server's local worker processes."""
     content = build_input(rows, Settings.from_env().data_dir, unique=unique)
-    with distributed(workers) as extra_env:
+    with distributed(workers, local_workers) as extra_env:
         processes: list[subprocess.Popen] = []
         with running_server(extra_env=extra_env, on_start=processes.append) as (base_url, env):
             worker_logs, log_paths = start_workers(workers, {**env, "PERILSCOPE_LOG_LEVEL": "INFO"}, processes)
@@ -134,12 +136,16 @@ def over_http(rows: int, unique: bool, workers: int) -> None:
                     raise SystemExit(f"the batch failed: {job}\n{worker_logs()}")
                 export = client.get(f"/api/download/{job['export_filename']}").raise_for_status()
                 elapsed = time.perf_counter() - started
-            peaks = [peak_rss_mb(process.pid) for process in processes]
-            cpus = [cpu_seconds(process.pid) for process in processes]
-            for worker in processes[1:]:
+            if not workers:  # the server's local workers are its children
+                processes += [_Process(pid) for pid in child_pids(processes[0].pid)]
+            # Each process on its own: a local worker is not the server's memory.
+            peaks = [peak_rss_mb(process.pid, with_children=bool(workers)) for process in processes]
+            cpus = [cpu_seconds(process.pid, with_children=bool(workers)) for process in processes]
+            for worker in processes[1:] if workers else []:
                 worker.terminate()
                 worker.wait(timeout=30)
-    where = f"PostgreSQL + Redis, {workers} worker(s)" if workers else "embedded default (SQLite, in-process)"
+    where = (f"PostgreSQL + Redis, {workers} worker(s)" if workers
+             else f"embedded default (SQLite, in-process, {local_workers} local worker(s))")
     print(f"{rows:>9,} {'unique ' if unique else ''}addresses over HTTP, {where}")
     print(f"  upload {uploaded - started:6.1f} s; upload to export downloaded {elapsed:6.1f} s  "
           f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB")
@@ -176,11 +182,19 @@ def work_shares(logs: list[Path]) -> str:
                               f"{chunk_cpu:.1f} s of CPU ({chunk_rows / chunk_cpu if chunk_cpu else 0:,.0f} rows/s per CPU-second)"])
 
 
+class _Process:
+    """A process the bench did not start, known by its pid."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+
 @contextmanager
-def distributed(workers: int) -> Iterator[dict[str, str]]:
-    """No settings for the embedded default; else a new PostgreSQL database and a queue of its own."""
+def distributed(workers: int, local_workers: int) -> Iterator[dict[str, str]]:
+    """The embedded default with its local workers; else a new PostgreSQL database and a queue of
+    its own."""
     if not workers:
-        yield {}
+        yield {"PERILSCOPE_LOCAL_WORKERS": str(local_workers)}
         return
     name = f"perilscope_bench_{uuid.uuid4().hex[:8]}"
     psql = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c"]
@@ -215,9 +229,11 @@ def main() -> None:
     parser.add_argument("--unique", action="store_true", help="no address repeats")
     parser.add_argument("--http", action="store_true", help="through a real server: upload, job, download")
     parser.add_argument("--workers", type=int, default=0, help="worker processes on PostgreSQL + Redis (implies --http)")
+    parser.add_argument("--local-workers", type=int, default=default_local_workers(None),
+                        help="the embedded server's local worker processes (default: as `perilscope serve` on this machine)")
     args = parser.parse_args()
     if args.http or args.workers:
-        over_http(args.rows, args.unique, args.workers)
+        over_http(args.rows, args.unique, args.workers, args.local_workers)
     else:
         asyncio.run(run(args.rows, args.unique))
 

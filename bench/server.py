@@ -79,27 +79,35 @@ def admin_token(base_url: str, env: dict[str, str]) -> str:
     return admin_session(base_url, env)["access_token"]
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """CPU time (user + system) of a running process and its descendants so far: on a machine
-    others share, rows per CPU-second holds still where wall time does not."""
+def child_pids(pid: int) -> list[int]:
+    """The running children of a process (empty when it cannot be read)."""
+    try:
+        return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                for child in (task / "children").read_text().split()]
+    except OSError:
+        return []
+
+
+def cpu_seconds(pid: int, with_children: bool = True) -> float | None:
+    """CPU time (user + system) of a running process and, unless told not, its descendants so far:
+    on a machine others share, rows per CPU-second holds still where wall time does not."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
-                    for child in (task / "children").read_text().split()]
     except OSError:
         return None
     own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    children = child_pids(pid) if with_children else []
     return own + sum(cpu for cpu in map(cpu_seconds, children) if cpu is not None)  # a child gone meanwhile took its time with it
 
 
-def peak_rss_mb(pid: int) -> float | None:
-    """Peak resident memory (Linux VmHWM) of a running process and its descendants, summed (a
-    taskiq worker runs its tasks in a child process), or None when it cannot be read."""
+def peak_rss_mb(pid: int, with_children: bool = True) -> float | None:
+    """Peak resident memory (Linux VmHWM) of a running process and, unless told not, its
+    descendants, summed (a taskiq worker runs its tasks in a child process), or None when it
+    cannot be read."""
     try:
         own = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
                    if line.startswith("VmHWM:")) / 1024
-        children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
-                    for child in (task / "children").read_text().split()]
     except (OSError, StopIteration):
         return None
+    children = child_pids(pid) if with_children else []
     return own + sum(peak or 0 for peak in map(peak_rss_mb, children))

@@ -24,6 +24,14 @@ THROTTLES = ("database", "redis")
 # fit the 16 MB the batch routes read (entrypoints/http/routes/v1_batches.py).
 API_BATCH_ADDRESSES_CEILING = 30_000
 FILE_STORES = ("local", "s3")
+MAX_LOCAL_WORKERS = 16
+
+
+def default_local_workers(environment: str | None) -> int:
+    # Tests start servers by the dozen; they ask for local workers when they test them.
+    if environment == "test":
+        return 0
+    return max(0, min(3, (os.cpu_count() or 1) - 1))
 
 
 class SettingsError(RuntimeError):
@@ -80,6 +88,9 @@ class Settings:
     batch_chunk_attempts: int = 3  # tries of a failing chunk before its rows are marked failed
     batch_lease_seconds: float = 30.0  # a worker's hold on a chunk, renewed while it works
     batch_sweep_seconds: float = 10.0  # how often each process looks for chunks of dead workers
+    # Processes beside an embedded server that run batch chunks (entrypoints/local_workers.py);
+    # from the environment: one per core but the server's, at most 3, and none in tests.
+    local_workers: int = 0
     # Hosts (names or IPs) webhooks may call although they resolve to a private or loopback
     # address; lower case. Empty: only public addresses are called.
     webhook_allowed_hosts: tuple[str, ...] = ()
@@ -154,6 +165,7 @@ class Settings:
             batch_chunk_attempts=int(get("PERILSCOPE_BATCH_CHUNK_ATTEMPTS", str(defaults.batch_chunk_attempts))),
             batch_lease_seconds=float(get("PERILSCOPE_BATCH_LEASE_SECONDS", str(defaults.batch_lease_seconds))),
             batch_sweep_seconds=float(get("PERILSCOPE_BATCH_SWEEP_SECONDS", str(defaults.batch_sweep_seconds))),
+            local_workers=int(get("PERILSCOPE_LOCAL_WORKERS", str(default_local_workers(get("PERILSCOPE_ENV"))))),
             webhook_allowed_hosts=tuple(
                 h.strip().strip("[]").lower() for h in (get("PERILSCOPE_WEBHOOK_ALLOWED_HOSTS") or "").split(",")
                 if h.strip()
@@ -194,6 +206,8 @@ class Settings:
             raise SettingsError("PERILSCOPE_BATCH_CHUNK_ROWS and PERILSCOPE_BATCH_CHUNK_ATTEMPTS must be at least 1.")
         if self.batch_lease_seconds <= 0 or self.batch_sweep_seconds <= 0:
             raise SettingsError("PERILSCOPE_BATCH_LEASE_SECONDS and PERILSCOPE_BATCH_SWEEP_SECONDS must be positive.")
+        if not 0 <= self.local_workers <= MAX_LOCAL_WORKERS:
+            raise SettingsError(f"PERILSCOPE_LOCAL_WORKERS must be from 0 to {MAX_LOCAL_WORKERS}.")
         if self.geocoder not in GEOCODERS:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:
