@@ -50,7 +50,7 @@ from domain.address import building_key
 from domain.batch_input import AddressRow, BatchCsvReader, SubmittedAddress, UploadCaps, submitted_csv
 from domain.chunks import header_and_body, next_row_after
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
-from domain.detailed_export import answer_record_json, input_record_json
+from domain.detailed_export import ScoreTexts, input_record_json
 from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
 from domain.occupancy import ParsedAddress
 
@@ -113,6 +113,7 @@ class BatchService:
         self._files = files
         self.caps = caps
         self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers(size_of=_answer_bytes)
+        self._score_texts = ScoreTexts(msgspec.json.encode)
         self._runner = ChunkRunner(store, chunks, files, clock, queue, policy, worker_id, answers=self,
                                    slice_seconds=slice_seconds, metrics=metrics)
         self._ended = ended or NoBatchEndedListener()
@@ -299,7 +300,7 @@ class BatchService:
             # Portfolios repeat addresses; an answer is computed once and shared by the repeats.
             answer = self._repeats.get(job_id, row.one_line)
             if answer is None:
-                answer = _answer_texts(await self._answer(row))
+                answer = self._answer_texts(await self._answer(row))
                 self._repeats.put(job_id, row.one_line, answer)
             lines.append(answer[0])
             details.append(_record_line(row, answer[1]))
@@ -314,7 +315,7 @@ class BatchService:
         for index, row in enumerate(rows):
             if index == 0:
                 user_columns = tuple(name for name, _ in row.extra)
-            texts = _answer_texts(not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED))
+            texts = self._answer_texts(not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED))
             lines.append(texts[0])
             details.append(_record_line(row, texts[1]))
         return ChunkResult("".join(lines), "".join(details), user_columns, rows_failed=len(lines), error=reason)
@@ -385,6 +386,11 @@ class BatchService:
         )
         await self._add_upload_or_delete(upload)
         return await self.start(caller, upload.id)
+
+    def _answer_texts(self, result: LookupResult) -> tuple[str, bytes]:
+        """An answer's SPEC export lines and its detailed record's answer part, shared by repeats."""
+        top3 = self._score_texts.top3_combined(result.perils)
+        return rows_csv(result_rows(result, top3)), self._score_texts.record_json(result)
 
     async def _answer(self, row: AddressRow) -> LookupResult:
         # The CSV already separates the parts, so the building key comes straight from them.
@@ -513,11 +519,6 @@ class BatchService:
 
 def _answer_bytes(answer: tuple[str, bytes]) -> int:
     return len(answer[0]) + len(answer[1])
-
-
-def _answer_texts(result: LookupResult) -> tuple[str, bytes]:
-    """An answer's SPEC export lines and its detailed record's answer part, shared by repeats."""
-    return rows_csv(result_rows(result)), answer_record_json(result, msgspec.json.encode)
 
 
 def _record_line(row: AddressRow, answer: bytes) -> str:

@@ -15,12 +15,12 @@ def perils_record(result: LookupResult) -> dict[str, float | None]:
     return (result.perils or PerilScores(scores={})).fields()
 
 
-def _ratings(scores: PerilScores) -> dict[str, str | None]:
+def ratings_of(scores: PerilScores) -> dict[str, str | None]:
     return {**{h.code: scores.ratings.get(h.code) for h in HAZARDS}, "Total": scores.total_rating}
 
 
 def ratings_record(result: LookupResult) -> dict[str, str | None]:
-    return _ratings(result.perils or PerilScores(scores={}))
+    return ratings_of(result.perils or PerilScores(scores={}))
 
 
 def tract_record(result: LookupResult) -> dict[str, Any] | None:
@@ -35,7 +35,7 @@ def tract_record(result: LookupResult) -> dict[str, Any] | None:
         "nri_version": tract.nri_version,
         "tract_from": tract.tract_from,
         "perils": tract.scores.fields(),
-        "ratings": _ratings(tract.scores),
+        "ratings": ratings_of(tract.scores),
         "Total_Score": tract.scores.total,
         "Top3_Scores_Combined": tract.scores.top3_combined(),
         "notes": list(tract.notes),

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from domain.answer_record import location_record, perils_record, ratings_record, receipt_record, tract_record
+from domain.answer_record import location_record, ratings_of, receipt_record, tract_record
 from domain.export import FORMULA_TRIGGERS, safe_cell
 from domain.lookup_result import LookupResult, address_text
 from domain.perils import HAZARDS, PerilScores
@@ -95,7 +95,12 @@ ANSWER_COLUMN_NAMES = tuple(name for name, _ in ANSWER_COLUMNS)
 
 def answer_fields(result: LookupResult) -> dict[str, Any]:
     """Everything of one answer, by column (shared by every row with the same address)."""
-    location, scores, building = result.location, result.perils, result.building
+    return _own_fields(result) | _score_fields(result.perils) | _tract_fields(result)
+
+
+def _own_fields(result: LookupResult) -> dict[str, Any]:
+    """The columns that are the address's own: not the county's scores."""
+    location, building = result.location, result.building
     point = location.point
     if result.address is None or not location.located:
         status = NOT_LOCATED
@@ -104,7 +109,7 @@ def answer_fields(result: LookupResult) -> dict[str, Any]:
     else:
         status = ANSWERED
     naics = Counter(o.naics_code for o in result.occupants if o.naics_code)
-    fields: dict[str, Any] = {
+    return {
         "status": status,
         "message": " ".join(location.notes),
         "normalized_address": result.address.one_line if result.address else "",
@@ -122,9 +127,6 @@ def answer_fields(result: LookupResult) -> dict[str, Any]:
             for a in location.alternatives
         ),
         "tract_geoid": location.tract_geoid,
-        "Total_Score": scores.total if scores else None,
-        "risk_rating": scores.total_rating if scores else None,
-        "top_3": "; ".join(f"{h.name} {s}" for h, s in scores.top3()) if scores else "",
         "nri_version": result.provenance.nri_version,
         "property_name": building.property_name if building else None,
         "year_built": building.year_built if building else None,
@@ -137,7 +139,15 @@ def answer_fields(result: LookupResult) -> dict[str, Any]:
         "naics_codes": " ".join(code for code, _ in naics.most_common()),
         "data_as_of": "; ".join(f"{d.dataset} {d.as_of}" for d in result.provenance.datasets if d.as_of),
     }
-    return fields | _hazard_fields("", scores) | _tract_fields(result)
+
+
+def _score_fields(scores: PerilScores | None) -> dict[str, Any]:
+    """The county's scores as columns: the same for every address with the same scores."""
+    return {
+        "Total_Score": scores.total if scores else None,
+        "risk_rating": scores.total_rating if scores else None,
+        "top_3": "; ".join(f"{h.name} {s}" for h, s in scores.top3()) if scores else "",
+    } | _hazard_fields("", scores)
 
 
 def _tract_fields(result: LookupResult) -> dict[str, Any]:
@@ -177,17 +187,56 @@ def answer_record_json(result: LookupResult, encode: Callable[[Any], bytes]) -> 
 
 
 def _answer_record(result: LookupResult) -> dict[str, Any]:
-    record = answer_fields(result)
-    record.pop("row", None)
+    return _own_record(result) | _scores_record(result.perils)
+
+
+def _own_record(result: LookupResult) -> dict[str, Any]:
+    record = _own_fields(result) | _tract_fields(result)
     record.update(
         address=address_text(result),
-        perils=perils_record(result),
-        ratings=ratings_record(result),
         location=location_record(result.location),
         receipt=receipt_record(result),
         tract=tract_record(result),
     )
     return record
+
+
+def _scores_record(scores: PerilScores | None) -> dict[str, Any]:
+    unscored = PerilScores(scores={})
+    return _score_fields(scores) | {
+        "perils": (scores or unscored).fields(),
+        "ratings": ratings_of(scores or unscored),
+    }
+
+
+class ScoreTexts:
+    """A batch's answers by county: every address with the same scores shares their part of
+    the record (54 columns, the perils and ratings again) and the top three. Encoded once per
+    set of scores, not once per row; held for at most `capacity` sets (a county each)."""
+
+    def __init__(self, encode: Callable[[Any], bytes], capacity: int = 4096) -> None:
+        self._encode = encode
+        self._capacity = capacity
+        self._parts: dict[tuple[Any, ...] | None, tuple[bytes, str]] = {}
+
+    def record_json(self, result: LookupResult) -> bytes:
+        """`answer_record_json(result, encode)`; its keys in another order."""
+        own = neutralised_json(_own_record(result), self._encode)
+        return own[:-1] + b"," + self.parts(result.perils)[0][1:]
+
+    def top3_combined(self, scores: PerilScores | None) -> str:
+        return self.parts(scores)[1]
+
+    def parts(self, scores: PerilScores | None) -> tuple[bytes, str]:
+        key = None if scores is None else (
+            scores.total, scores.total_rating, tuple(scores.scores.items()), tuple(scores.ratings.items()))
+        parts = self._parts.get(key)
+        if parts is None:
+            if len(self._parts) >= self._capacity:
+                self._parts.clear()
+            parts = self._parts[key] = (neutralised_json(_scores_record(scores), self._encode),
+                                        scores.top3_combined() if scores else "")
+        return parts
 
 
 def input_record(line: int, user_values: Iterable[tuple[str, str]]) -> dict[str, Any]:

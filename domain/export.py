@@ -25,13 +25,16 @@ def safe_cell(value: Any) -> Any:
     return value
 
 
-def result_rows(result: LookupResult) -> list[dict[str, Any]]:
+def result_rows(result: LookupResult, top3_combined: str | None = None) -> list[dict[str, Any]]:
     """One address group: the first row carries the address text, occupant rows follow with it
     empty. Unknown stays empty, never 0: a 0 score reads as 'no risk' and 0,0 as a place. An
     occupant without its own coordinates gets the answer's point (building, geocoder or ZIP
-    centre), whose kind the detailed export names."""
+    centre), whose kind the detailed export names. `top3_combined`: the scores' top three, when
+    the caller has it already (a batch, per county)."""
     point = result.location.point
     scores = result.perils
+    if top3_combined is None:
+        top3_combined = scores.top3_combined() if scores else ""
     rows = []
     for index, occupant in enumerate(result.occupants or (None,)):
         lat = occupant.lat if occupant and occupant.lat is not None else (point.lat if point else None)
@@ -46,7 +49,7 @@ def result_rows(result: LookupResult) -> list[dict[str, Any]]:
                 "lng": lng,
                 "business_status": (occupant.business_status if occupant else None) or UNKNOWN,
                 "Total_Score": scores.total if scores else None,
-                "Top3_Scores_Combined": scores.top3_combined() if scores else "",
+                "Top3_Scores_Combined": top3_combined,
                 "naics_code": (occupant.naics_code if occupant else None) or "N/A",
             }
         )

@@ -9,12 +9,13 @@ from domain.perils import HAZARDS, PerilScores
 
 import csv
 import io
+from dataclasses import replace
 
 import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.detailed_export import neutralised, neutralised_json
+from domain.detailed_export import ScoreTexts, answer_record, neutralised, neutralised_json
 from domain.export import (
     EXPORT_COLUMNS,
     FORMULA_TRIGGERS,
@@ -128,3 +129,25 @@ def test_neutralised_json_neutralises_each_trigger_where_it_is() -> None:
     assert msgspec.json.decode(neutralised_json(record, msgspec.json.encode)) == {
         "=key": "'=1+1", "notes": ["ok", "'\tTab", "'\rReturn"], "deep": {"at": "'@SUM(A1)"}, "n": -3,
         "kept": ["=in a tuple"], "quoted": 'say "-1"'}
+
+
+ratings = st.one_of(st.none(), st.sampled_from(["Very High", "Relatively Low", "=HYPERLINK()", "-bad"]))
+peril_scores = st.one_of(st.none(), st.builds(
+    PerilScores,
+    scores=st.fixed_dictionaries({h.code: st.one_of(st.none(), st.floats(0, 100, allow_nan=False)) for h in HAZARDS}),
+    ratings=st.fixed_dictionaries({h.code: ratings for h in HAZARDS}),
+    total=st.one_of(st.none(), st.floats(0, 100, allow_nan=False)),
+    total_rating=ratings,
+))
+
+
+@given(st.lists(st.tuples(peril_scores, st.sampled_from(["1 Calle Luna", "=1+1 Calle Luna", "+Calle"])), max_size=6))
+def test_a_batch_record_built_from_shared_score_parts_is_the_record(answers: list) -> None:
+    """ScoreTexts encodes each set of scores once for the rows that share it; what it gives must
+    decode to exactly answer_record's (neutralised) record, for any scores, repeated or not."""
+    texts = ScoreTexts(msgspec.json.encode, capacity=2)  # small: its clearing is exercised too
+    for scores, street in answers + answers:
+        answer = _answer(scores, GeoPoint(18.4, -66.1, "zip_centroid"))
+        answer = replace(answer, query=street, address=replace(answer.address, street=street))
+        assert msgspec.json.decode(texts.record_json(answer)) == msgspec.json.decode(msgspec.json.encode(answer_record(answer)))
+        assert texts.top3_combined(scores) == (scores.top3_combined() if scores else "")
