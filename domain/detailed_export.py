@@ -5,7 +5,6 @@ dataset versions"). Unknown is empty, never 0. The same rows feed CSV, XLSX and 
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -259,13 +258,11 @@ def flat_values(record: dict[str, Any], user_columns: list[str]) -> list[Any]:
     return [inputs.get(name) for name in user_columns] + [record.get(name) for name in ANSWER_COLUMN_NAMES]
 
 
-# Where a string starting with a formula trigger would be in JSON text: a quote, then the trigger
-# as JSON writes it (a tab or carriage return escaped, short or as \\u00XX).
-_TRIGGER_AFTER_QUOTE = re.compile(b'"(?:' + b"|".join(
-    re.escape(form.encode())
-    for trigger in FORMULA_TRIGGERS
-    for form in sorted({json.dumps(trigger)[1:-1], f"\\u{ord(trigger):04x}", f"\\u{ord(trigger):04X}"})
-) + b")")
+# Where a string starting with a formula trigger may be in JSON text: a quote, then a trigger
+# ("=", "+", "-", "@") or a backslash (a tab or carriage return is escaped, short or as \u00XX).
+# A character class is searched three times faster than the escapes spelled out one by one; an
+# escaped character that is no trigger only costs a needless copy.
+_TRIGGER_AFTER_QUOTE = re.compile(b'"[' + re.escape("".join(t for t in FORMULA_TRIGGERS if t.isprintable()).encode()) + rb"\\]")
 
 
 def neutralised_json(value: Any, encode: Callable[[Any], bytes]) -> bytes:
