@@ -27,7 +27,7 @@ from application.rows_index import (  # noqa: F401 - ExportRow, build_index: thi
     RowsIndexBuilder,
     UnreadableIndex,
     build_index,
-    decode_stored,
+    open_stored,
 )
 from domain.export_rows import FilterChoices, RowFilter, filter_problems
 
@@ -78,7 +78,7 @@ class ExportRowsService:
         positions = self._matching(export.id, index, wanted)
         return RowsPage(
             export_name=export.name, offset=offset, limit=limit, total_rows=index.count,
-            total_matching=len(positions), rows=index.rows_at(positions[offset:offset + limit]),
+            total_matching=len(positions), rows=await index.read_rows(positions[offset:offset + limit]),
             choices=index.choices,
         )
 
@@ -97,20 +97,20 @@ class ExportRowsService:
             return index
 
     async def _stored_index(self, export: ExportFile) -> RowsIndex | None:
-        """The index stored while the export was assembled (None for exports from before)."""
-        if export.rows_index_key is None:
+        """The index stored while the export was assembled (None for exports from before): its
+        arrays read, its rows left in the file until a page asks for them."""
+        key = export.rows_index_key
+        if key is None:
             return None
-        # Read into one buffer of the file's size: no regrowing copies of tens of MB.
-        content, filled = bytearray(await self._files.size(export.rows_index_key)), 0
-        async for piece in self._files.read(export.rows_index_key):
-            content[filled:filled + len(piece)] = piece
-            filled += len(piece)
-        if filled != len(content):  # fewer bytes than its size said: never decoded as an index
-            logger.warning("Export %s: its rows index was shorter than its size. Building it from the detailed "
-                           "records.", export.id)
-            return None
+
+        async def read_range(start: int, length: int) -> bytes:
+            content = await self._files.read_range(key, start, length)
+            if len(content) != length:  # the file changed or was cut: never decoded as rows
+                raise UnreadableIndex("The stored rows index is shorter than its header says.")
+            return content
+
         try:
-            return decode_stored(content)
+            return await open_stored(await self._files.size(key), read_range)
         except UnreadableIndex as problem:
             logger.warning("Export %s: %s Building it from the detailed records.", export.id, problem)
             return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,9 +89,22 @@ class _Codes:
         return self.of.setdefault(value, len(self.of))
 
 
+ReadRange = Callable[[int, int], Awaitable[bytes]]  # (start, length) of a stored file: its bytes
+# Rows read from a stored index whose offsets are at most this far apart are read together.
+_READ_GAP_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRows:
+    """The rows' JSON left in the stored index's file, read a page at a time: a 1,000,000-row
+    index holds 14 MB of arrays in memory instead of 350 MB."""
+
+    read_range: ReadRange
+
+
 @dataclass(frozen=True, slots=True)
 class RowsIndex:
-    rows: bytes | bytearray  # every row's ExportRow JSON, one after another
+    rows: bytes | bytearray | StoredRows  # every row's ExportRow JSON, one after another
     ends: array  # where each row's JSON ends in `rows`
     levels: array  # each row's filter values, as codes of the dicts below
     counties: array
@@ -105,7 +118,8 @@ class RowsIndex:
 
     @property
     def size_bytes(self) -> int:
-        return len(self.rows) + self.count * (self.ends.itemsize + 3 * self.levels.itemsize)
+        held = 0 if isinstance(self.rows, StoredRows) else len(self.rows)
+        return held + self.count * (self.ends.itemsize + 3 * self.levels.itemsize)
 
     def matching(self, wanted: RowFilter) -> array:
         """Positions of the rows passing the filter, in export order."""
@@ -119,9 +133,27 @@ class RowsIndex:
             positions = [i for i in positions if column[i] == code]
         return array("I", positions)
 
+    def _start(self, position: int) -> int:
+        return self.ends[position - 1] if position else 0
+
     def rows_at(self, positions: Iterable[int]) -> list[ExportRow]:
+        """Rows of an index held in memory."""
+        if isinstance(self.rows, StoredRows):
+            raise TypeError("The rows of a stored index are read from its file: use read_rows.")
         decode = msgspec.json.Decoder(ExportRow).decode
-        return [decode(self.rows[(self.ends[i - 1] if i else 0):self.ends[i]]) for i in positions]
+        return [decode(self.rows[self._start(i):self.ends[i]]) for i in positions]
+
+    async def read_rows(self, positions: Iterable[int]) -> list[ExportRow]:
+        """Rows of any index; of a stored one, rows close together are read in one range."""
+        if not isinstance(self.rows, StoredRows):
+            return self.rows_at(positions)
+        decode = msgspec.json.Decoder(ExportRow).decode
+        found: list[ExportRow] = []
+        for run in _runs(list(positions), self._start, self.ends):
+            first = self._start(run[0])
+            span = await self.rows.read_range(first, self.ends[run[-1]] - first)
+            found += [decode(span[self._start(i) - first:self.ends[i] - first]) for i in run]
+        return found
 
 
 class RowsIndexBuilder:
@@ -182,6 +214,17 @@ class RowsIndexBuilder:
                          tuple(codes.of for codes in self._codes), self._tally.choices())
 
 
+def _runs(positions: list[int], start: Callable[[int], int], ends: array) -> list[list[int]]:
+    """Positions in groups, each to be read as one range: rows closer than a gap go together."""
+    runs: list[list[int]] = []
+    for position in positions:
+        if runs and 0 <= start(position) - ends[runs[-1][-1]] <= _READ_GAP_BYTES:
+            runs[-1].append(position)
+        else:
+            runs.append([position])
+    return runs
+
+
 def build_index(lines: Iterable[str]) -> RowsIndex:
     """An index of records held in memory (small exports, tests)."""
     builder = RowsIndexBuilder()
@@ -235,19 +278,44 @@ def encode_header(index_parts: StoredIndexHeader) -> bytes:
 
 def decode_stored(content: bytearray) -> RowsIndex:
     """The index from its stored file's bytes (taken over: the header is cut off in place)."""
+    if len(content) < _LENGTH_BYTES:
+        raise UnreadableIndex("The stored rows index is too short.")
+    header_start = _header_start(len(content), content[-_LENGTH_BYTES:])
+    with memoryview(content) as view:  # released before the header is cut off below
+        header = _header(view[header_start:-_LENGTH_BYTES])
+    index = _index(header, header_start, content)
+    del content[header_start:]  # the rows' JSON stays, with no copy
+    return index
+
+
+async def open_stored(size: int, read_range: ReadRange) -> RowsIndex:
+    """The index from its stored file, read by ranges: its header and arrays; the rows' JSON stays
+    in the file and is read a page at a time (RowsIndex.read_rows)."""
+    if size < _LENGTH_BYTES:
+        raise UnreadableIndex("The stored rows index is too short.")
+    header_start = _header_start(size, await read_range(size - _LENGTH_BYTES, _LENGTH_BYTES))
+    header = _header(await read_range(header_start, size - _LENGTH_BYTES - header_start))
+    return _index(header, header_start, StoredRows(read_range))
+
+
+def _header_start(size: int, length_bytes: bytes | bytearray) -> int:
+    header_start = size - _LENGTH_BYTES - int.from_bytes(length_bytes, "little")
+    if header_start < 0:
+        raise UnreadableIndex("The stored rows index's header length is past its start.")
+    return header_start
+
+
+def _header(content: bytes | memoryview) -> StoredIndexHeader:
     try:
-        if len(content) < _LENGTH_BYTES:
-            raise UnreadableIndex("The stored rows index is too short.")
-        header_length = int.from_bytes(content[-_LENGTH_BYTES:], "little")
-        header_start = len(content) - _LENGTH_BYTES - header_length
-        if header_start < 0:
-            raise UnreadableIndex("The stored rows index's header length is past its start.")
-        with memoryview(content) as view:  # released before the header is cut off below
-            header = msgspec.msgpack.decode(view[header_start:-_LENGTH_BYTES], type=StoredIndexHeader)
+        header = msgspec.msgpack.decode(content, type=StoredIndexHeader)
     except msgspec.DecodeError as error:
         raise UnreadableIndex(f"The stored rows index could not be read: {error}") from error
     if header.version != STORED_VERSION:
         raise UnreadableIndex(f"The stored rows index is of version {header.version}, not {STORED_VERSION}.")
+    return header
+
+
+def _index(header: StoredIndexHeader, header_start: int, rows: bytearray | StoredRows) -> RowsIndex:
     ends = _column("Q", header.ends)
     levels, counties, ratings = (_column("H", part) for part in (header.levels, header.counties, header.ratings))
     if header.rows_bytes != header_start or not len(ends) == len(levels) == len(counties) == len(ratings) or (
@@ -257,5 +325,4 @@ def decode_stored(content: bytearray) -> RowsIndex:
     if any(set(codes) != {choice.value for choice in choices} for codes, choices in zip(header.codes, offered,
                                                                                           strict=True)):
         raise UnreadableIndex("The stored rows index's codes and filter choices differ.")
-    del content[header_start:]  # the rows' JSON stays, with no copy
-    return RowsIndex(content, ends, levels, counties, ratings, header.codes, header.choices)
+    return RowsIndex(rows, ends, levels, counties, ratings, header.codes, header.choices)

@@ -781,6 +781,11 @@ class InMemoryFileStore:
         for start in range(0, len(data), chunk_size):
             yield data[start:start + chunk_size]
 
+    async def read_range(self, key: str, start: int, length: int) -> bytes:
+        if key not in self.files:
+            raise missing(key)
+        return self.files[key][start:start + length]
+
     async def size(self, key: str) -> int:
         if key not in self.files:
             raise missing(key)

@@ -59,6 +59,12 @@ class LocalFileStore:
         finally:
             await asyncio.to_thread(handle.close)
 
+    async def read_range(self, key: str, start: int, length: int) -> bytes:
+        try:
+            return await asyncio.to_thread(_read_range, self._path(key), start, length)
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise missing(key) from None
+
     async def size(self, key: str) -> int:
         path = self._path(key)
         try:
@@ -78,6 +84,12 @@ class LocalFileStore:
 
     async def exists(self, key: str) -> bool:
         return await asyncio.to_thread(self._path(key).is_file)
+
+
+def _read_range(path: Path, start: int, length: int) -> bytes:
+    with path.open("rb") as handle:
+        handle.seek(start)
+        return handle.read(length)
 
 
 def _open_partial(partial: Path) -> BinaryIO:

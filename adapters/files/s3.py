@@ -120,6 +120,20 @@ class S3FileStore:
         finally:
             await asyncio.to_thread(body.close)
 
+    async def read_range(self, key: str, start: int, length: int) -> bytes:
+        if length <= 0:
+            return b""
+        try:
+            answer = await asyncio.to_thread(self._client.get_object, Bucket=self._bucket, Key=checked_key(key),
+                                             Range=f"bytes={start}-{start + length - 1}")
+        except ClientError as error:
+            raise _not_found_or(error, key) from None
+        body = answer["Body"]
+        try:
+            return await asyncio.to_thread(body.read)
+        finally:
+            await asyncio.to_thread(body.close)
+
     async def size(self, key: str) -> int:
         try:
             head = await asyncio.to_thread(self._client.head_object, Bucket=self._bucket, Key=checked_key(key))

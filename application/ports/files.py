@@ -33,6 +33,10 @@ class FileStore(Protocol):
         """The file's bytes in chunks of at most `chunk_size`; NotFound before the first chunk."""
         ...
 
+    async def read_range(self, key: str, start: int, length: int) -> bytes:
+        """At most `length` bytes from `start` (fewer at the file's end); NotFound if missing."""
+        ...
+
     async def size(self, key: str) -> int: ...
     async def delete(self, key: str) -> None:
         """Remove the file; deleting a missing key is not an error (a retry may delete twice)."""

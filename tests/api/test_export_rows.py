@@ -29,17 +29,23 @@ async def test_the_rows_of_a_finished_batch_filtered_and_paged(
     name = await _finished_export(client, container, user["headers"])
     export = await container.batch_store().export(user["uid"], name)
     files, keys_read = container.file_store(), []
-    read = files.read
+    read, read_range = files.read, files.read_range
 
     def counted_read(key: str, *args: object, **kwargs: object):  # noqa: ANN202
         keys_read.append(key)
         return read(key, *args, **kwargs)
 
+    async def counted_range(key: str, *args: object) -> bytes:
+        keys_read.append(key)
+        return await read_range(key, *args)
+
     monkeypatch.setattr(files, "read", counted_read)
+    monkeypatch.setattr(files, "read_range", counted_range)
 
     whole = await _rows(client, name, user["headers"])
-    # The first open reads the index stored while the export was assembled, never the detailed records.
-    assert keys_read == [export.rows_index_key]
+    # The first open reads ranges of the index stored while the export was assembled (its length,
+    # its header, the page's rows), never the detailed records.
+    assert keys_read == [export.rows_index_key] * 3
     assert (whole["export"], whole["total_rows"], whole["total_matching"]) == (name, 5, 5)
     assert [r["index"] for r in whole["rows"]] == [0, 1, 2, 3, 4] and [r["row"] for r in whole["rows"]] == [2, 3, 4, 5, 6]
     seattle, san_juan, allston, unread, repeat = whole["rows"]

@@ -109,6 +109,19 @@ async def test_a_small_and_an_empty_file_round_trip(store: FileStore) -> None:
     assert await read_all(store, "uploads/empty.csv") == (b"", 0)
 
 
+async def test_a_range_is_read_without_the_rest_of_the_file(store: FileStore) -> None:
+    content = bytes(range(256)) * 40
+    async with store.open_writer("exports/u/index.rows") as writer:
+        await writer.write(content)
+    assert await store.read_range("exports/u/index.rows", 0, 8) == content[:8]
+    assert await store.read_range("exports/u/index.rows", 5000, 300) == content[5000:5300]
+    assert await store.read_range("exports/u/index.rows", len(content) - 8, 8) == content[-8:]
+    assert await store.read_range("exports/u/index.rows", len(content) - 3, 50) == content[-3:], "fewer at the end"
+    assert await store.read_range("exports/u/index.rows", 10, 0) == b""
+    with pytest.raises(NotFound):
+        await store.read_range("exports/u/missing.rows", 0, 8)
+
+
 async def test_writing_again_replaces_the_whole_file(store: FileStore) -> None:
     async with store.open_writer("a/b.txt") as writer:
         await writer.write(b"first version, longer")

@@ -79,7 +79,8 @@ class Store:
 class CountingFiles(InMemoryFileStore):
     def __init__(self, piece_size: int) -> None:
         super().__init__(piece_size)
-        self.keys_read: list[str] = []
+        self.keys_read: list[str] = []  # whole files
+        self.ranges_read: list[tuple[str, int]] = []
 
     @property
     def reads(self) -> int:
@@ -88,6 +89,10 @@ class CountingFiles(InMemoryFileStore):
     def read(self, key: str, chunk_size: int | None = None):  # noqa: ANN201
         self.keys_read.append(key)
         return super().read(key, chunk_size)
+
+    async def read_range(self, key: str, start: int, length: int) -> bytes:
+        self.ranges_read.append((key, length))
+        return await super().read_range(key, start, length)
 
 
 CALLER = AccessClaims(user_id="u1")
@@ -175,11 +180,16 @@ async def test_the_stored_index_is_read_not_the_detailed_records_and_a_damaged_o
     built = build_index(lines(records))
 
     page = await service.page(CALLER, "book_export.csv", RowFilter(county="53003"), 1, 3)
-    assert store.files.keys_read == ["exports/u1/book_export.csv.rows"]  # never the detailed records
+    # Ranges of the stored index (its length, its header, the page's rows), never the detailed records.
+    assert store.files.keys_read == [] and {key for key, _ in store.files.ranges_read} == {"exports/u1/book_export.csv.rows"}
     wanted = built.matching(RowFilter(county="53003"))
+    [(_, rows_bytes)] = store.files.ranges_read[2:]  # the page's rows, close together: one range
+    assert rows_bytes == built.ends[wanted[3]] - built.ends[wanted[1] - 1], "the page's span, not every row"
     assert page.rows == built.rows_at(wanted[1:4]) and page.total_matching == len(wanted) > 4
     assert page.total_rows == 80 and page.choices == built.choices
+    whole = await service.page(CALLER, "book_export.csv", RowFilter(), 0, 80)
+    assert whole.rows == built.rows_at(range(80))
 
     rebuilt = await service.page(CALLER, "damaged_export.csv", RowFilter(), 0, 80)
-    assert store.files.keys_read[1:] == ["exports/u1/damaged_export.csv.rows", "exports/u1/damaged_export.csv.jsonl"]
+    assert store.files.keys_read == ["exports/u1/damaged_export.csv.jsonl"]
     assert rebuilt.rows == built.rows_at(range(80))
