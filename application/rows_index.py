@@ -161,7 +161,8 @@ class RowsIndexBuilder:
     with the viewer fields only, or only with the per-row arrays when the rows' JSON is taken
     away as it is made (`take_rows`, to a stored index's file)."""
 
-    def __init__(self) -> None:
+    def __init__(self, first_index: int = 0) -> None:
+        self._first_index = first_index  # a chunk's part: the position of its first row in the export
         self._decode = msgspec.json.Decoder(ViewerFields).decode
         self._encode = msgspec.json.Encoder().encode
         self._tally = ChoicesTally()
@@ -178,7 +179,7 @@ class RowsIndexBuilder:
         """A decoded record (a dict with at least the viewer's fields; others are ignored)."""
         keys = row_keys(record)
         self._tally.add(keys, record)
-        self._rows += self._encode(viewer_row(len(self._ends), record))
+        self._rows += self._encode(viewer_row(self._first_index + len(self._ends), record))
         self._ends.append(self._taken + len(self._rows))
         for column, codes, value in zip(self._columns, self._codes, (keys.match_level, keys.county, keys.rating),
                                         strict=True):
@@ -199,12 +200,11 @@ class RowsIndexBuilder:
         """What follows the rows' JSON in the stored index: the header and its length."""
         if self._rows:
             raise ValueError("Take the last rows (take_rows) before the stored index's tail.")
-        levels, counties, ratings = self._columns
-        return encode_header(StoredIndexHeader(
-            version=STORED_VERSION, rows_bytes=self._taken, ends=_little_endian(self._ends),
-            levels=_little_endian(levels), counties=_little_endian(counties), ratings=_little_endian(ratings),
-            codes=tuple(codes.of for codes in self._codes), choices=self._tally.choices(),
-        ))
+        return _stored_tail(self._taken, self._ends, self._columns, self._codes, self._tally)
+
+    def stored(self) -> bytes:
+        """The whole stored file (a chunk's part: small)."""
+        return self.take_rows() + self.stored_tail()
 
     def index(self) -> RowsIndex:
         if self._taken:
@@ -223,6 +223,49 @@ def _runs(positions: list[int], start: Callable[[int], int], ends: array) -> lis
         else:
             runs.append([position])
     return runs
+
+
+class StoredIndexMerger:
+    """The stored index of a whole export from its chunks' stored parts, in order: the caller
+    writes each part's rows' JSON (`part_rows`) as it is; this keeps the arrays, with each part's
+    ends moved past the rows before it and its codes made the export's."""
+
+    def __init__(self) -> None:
+        self._tally = ChoicesTally()
+        self._codes = (_Codes(), _Codes(), _Codes())
+        self._ends = array("Q")
+        self._columns = (array("H"), array("H"), array("H"))
+        self._rows_bytes = 0
+
+    def part_rows(self, part: bytes) -> memoryview:
+        """The part's rows' JSON, its arrays and choices taken in (UnreadableIndex if damaged)."""
+        header_start = _header_start(len(part), part[-_LENGTH_BYTES:]) if len(part) >= _LENGTH_BYTES else -1
+        if header_start < 0:
+            raise UnreadableIndex("A chunk's stored rows index is too short.")
+        header = _header(memoryview(part)[header_start:-_LENGTH_BYTES])
+        index = _index(header, header_start, bytearray())  # its arrays; the rows are the caller's to copy
+        moved = self._rows_bytes
+        self._ends.extend(end + moved for end in index.ends)
+        for column, codes, part_codes, part_column in zip(self._columns, self._codes, index.codes,
+                                                          (index.levels, index.counties, index.ratings), strict=True):
+            ours = {code: codes.code(value) for value, code in part_codes.items()}
+            column.extend(ours[code] for code in part_column)
+        self._tally.add_choices(index.choices)
+        self._rows_bytes += header_start
+        return memoryview(part)[:header_start]
+
+    def stored_tail(self) -> bytes:
+        return _stored_tail(self._rows_bytes, self._ends, self._columns, self._codes, self._tally)
+
+
+def _stored_tail(rows_bytes: int, ends: array, columns: tuple[array, array, array],
+                 codes: tuple[_Codes, _Codes, _Codes], tally: ChoicesTally) -> bytes:
+    levels, counties, ratings = columns
+    return encode_header(StoredIndexHeader(
+        version=STORED_VERSION, rows_bytes=rows_bytes, ends=_little_endian(ends),
+        levels=_little_endian(levels), counties=_little_endian(counties), ratings=_little_endian(ratings),
+        codes=tuple(one.of for one in codes), choices=tally.choices(),
+    ))
 
 
 def build_index(lines: Iterable[str]) -> RowsIndex:

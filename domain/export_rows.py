@@ -87,6 +87,15 @@ class ChoicesTally:
         if keys.county not in self._county_labels:
             self._county_labels[keys.county] = county_label(record)
 
+    def add_choices(self, choices: FilterChoices) -> None:
+        """Another tally's choices (a chunk's, merged in input order): counts add up, and each
+        county keeps the label it was first seen with, as if its records had come by here."""
+        self._levels.update({choice.value: choice.rows for choice in choices.match_levels})
+        self._ratings.update({choice.value: choice.rows for choice in choices.ratings})
+        self._counties.update({choice.value: choice.rows for choice in choices.counties})
+        for choice in choices.counties:
+            self._county_labels.setdefault(choice.value, choice.label)
+
     def choices(self) -> FilterChoices:
         levels = sorted(self._levels, key=_ranked(MATCH_LEVEL_ORDER, UNKNOWN_MATCH_LEVEL))
         ratings = sorted(self._ratings, key=_ranked(RATING_ORDER, NO_RATING))

@@ -8,10 +8,12 @@ from dataclasses import replace
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from application.errors import InvalidInput, NotFound
 from application.export_rows import ExportRowsService, build_index
-from application.rows_index import RowsIndex, RowsIndexBuilder, UnreadableIndex, decode_stored
+from application.rows_index import RowsIndex, RowsIndexBuilder, StoredIndexMerger, UnreadableIndex, decode_stored
 from application.ports.accounts import AccessClaims
 from application.ports.batch import ExportFile
 from domain.export_rows import RowFilter, filter_problems
@@ -193,3 +195,20 @@ async def test_the_stored_index_is_read_not_the_detailed_records_and_a_damaged_o
     rebuilt = await service.page(CALLER, "damaged_export.csv", RowFilter(), 0, 80)
     assert store.files.keys_read == ["exports/u1/damaged_export.csv.jsonl"]
     assert rebuilt.rows == built.rows_at(range(80))
+
+
+@given(st.lists(st.integers(1, 40), max_size=6), st.integers(0, 6))
+@settings(max_examples=40, deadline=None)
+def test_an_index_merged_from_chunk_parts_is_the_index_of_the_whole(chunk_sizes: list[int], shift: int) -> None:
+    """Chunks index their own rows (numbered from the chunk's first row); merged in order, their
+    parts give the very file one pass over every record gives (a county's label is the first seen)."""
+    records = many_records(sum(chunk_sizes) + shift)[shift:]
+    merger, merged, first = StoredIndexMerger(), bytearray(), 0
+    for size in chunk_sizes:
+        part = RowsIndexBuilder(first_index=first)
+        for line in lines(records[first:first + size]):
+            part.add_line(line)
+        merged += merger.part_rows(part.stored())
+        first += size
+    merged += merger.stored_tail()
+    assert bytes(merged) == stored(records, 1)
