@@ -22,11 +22,18 @@ from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
-from application.export_records import ExportRecords
-from application.portfolio_tally import encode_summary
+from application.portfolio_tally import RecordTally, encode_summary
 from application.record_blocks import add_off_loop
 from application.repeat_answers import RepeatAnswers
-from application.result_files import delete_files, export_bytes, export_keys, primed, stored_bytes
+from application.result_files import (
+    delete_files,
+    export_bytes,
+    export_keys,
+    merge_index_part,
+    primed,
+    stored_bytes,
+)
+from application.rows_index import StoredIndexMerger
 from application.ports.accounts import AccessClaims
 from application.ports.batch import (
     CLIENT,
@@ -322,14 +329,15 @@ class BatchService:
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
         """The export's files from the chunks' results, in input order, streamed: memory holds one
-        read buffer, whatever the export's size. The default portfolio summary is tallied from the
-        detailed records as they pass, and so is the export viewer's index of rows (each record
-        decoded once for both); both are stored beside them."""
+        read buffer and the viewer's per-row arrays, whatever the export's size. The export
+        viewer's index is merged from the chunks' own (result_files.merge_index_part); the
+        default portfolio summary is tallied from the detailed records as they pass. Both are
+        stored beside the export."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         now = self._clock.now()
         export_id = str(uuid.uuid4())
         keys = export_keys(job.user_id, export_id)
-        records = ExportRecords()
+        summary, index = RecordTally(), StoredIndexMerger()
         user_columns: tuple[str, ...] = ()
         expected_row = 0
         size = 0
@@ -347,11 +355,11 @@ class BatchService:
                 async for block in whole_lines(stored_bytes(self._files, output.detail_key, output.legacy_detail)):
                     await detail.write(block)
                     size += len(block)
-                    await add_off_loop(records.add_block, block)
-                    await rows_index.write(records.rows_index.take_rows())
-            await rows_index.write(records.rows_index.stored_tail())
+                    await add_off_loop(summary.add_block, block)
+                await rows_index.write(bytes(await merge_index_part(self._files, output, index)))
+            await rows_index.write(index.stored_tail())
         try:
-            await write_bytes(self._files, keys.summary, encode_summary(records.summary.tally.summary()))
+            await write_bytes(self._files, keys.summary, encode_summary(summary.tally.summary()))
         except BaseException:
             await delete_files(self._files, [keys.csv, keys.detail, keys.rows_index])
             raise

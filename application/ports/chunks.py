@@ -57,6 +57,13 @@ class ChunkResult:
         return self.error is not None
 
 
+def index_part_key(detail_key: str) -> str:
+    """The export viewer's index of a chunk's rows, stored beside its detailed records by the
+    claim that wrote them (application/result_files.py). Named after them rather than kept in a
+    column: a chunk from before has none, and the export's assembly indexes its records itself."""
+    return detail_key.removesuffix(".jsonl") + ".rows"
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkFiles:
     """Where one claim wrote a chunk's result in the file store. The keys carry the claim's
@@ -75,8 +82,8 @@ class ChunkFiles:
         return self.error is not None
 
     @property
-    def keys(self) -> tuple[str, str]:
-        return self.lines_key, self.detail_key
+    def keys(self) -> tuple[str, str, str]:
+        return self.lines_key, self.detail_key, index_part_key(self.detail_key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +100,8 @@ class ChunkOutput:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        return tuple(key for key in (self.lines_key, self.detail_key) if key)
+        parts = (index_part_key(self.detail_key),) if self.detail_key else ()
+        return tuple(key for key in (self.lines_key, self.detail_key) if key) + parts
 
 
 @dataclass(frozen=True, slots=True)
