@@ -271,12 +271,14 @@ class ChunkRunner:
             if failed is not None:
                 await self._drop_results(job_id)
             return failed
+        done_inputs = await self._chunks.done_input_keys(job_id)  # `finish` drops their keys
         if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
             await delete_files(self._files, export.keys)  # another process took the turn over and finishes it
             return None
         log.info("batch export stored", extra={"job_id": job_id, "seconds": round(time.monotonic() - started, 3),
                                                "worker": self._owner})
-        await delete_files(self._files, chunk_files)  # the export holds their rows now
+        # The export holds their rows now; a failed chunk's input stays, to run its rows again.
+        await delete_files(self._files, chunk_files + done_inputs)
         return await self._store.job(None, job_id)
 
     async def _drop_results(self, job_id: str) -> None:

@@ -595,7 +595,7 @@ class RecordingJobQueue:
 class _StoredChunk:
     job_id: str
     plan: ChunkPlan
-    input_key: str
+    input_key: str | None
     line_offset: int
     enqueued_at: datetime
     status: str = "queued"
@@ -734,6 +734,9 @@ class InMemoryChunkStore:
         if self._jobs.jobs[job_id].status != "running" or self._finisher.get(job_id, ("",))[0] != owner:
             return False
         await self._jobs.finish(job_id, export, now)
+        for chunk in self.chunks[job_id]:
+            if chunk.status == "done":  # as the SQL store: a done chunk's input is read no more
+                chunk.input_key = None
         return True
 
     async def fail(self, job_id: str, error: str, now: datetime) -> bool:
@@ -757,7 +760,7 @@ class InMemoryChunkStore:
                 for c in self.chunks.get(job_id, []) if c.status == "failed"]
 
     async def done_input_keys(self, job_id: str) -> list[str]:
-        return [c.input_key for c in self.chunks.get(job_id, []) if c.status == "done"]
+        return [c.input_key for c in self.chunks.get(job_id, []) if c.status == "done" and c.input_key]
 
 
 class InMemoryFileStore:

@@ -276,7 +276,11 @@ class SqlChunkStore:
             await session.execute(update(Chunk).where(Chunk.job_id == job_id).values(
                 lines=None, detail=None, lines_key=None, detail_key=None,
             ))
-            await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(input=""))
+            # A done chunk's input is read no more (only failed rows run again): its key goes, and the
+            # finisher deletes its file; a crash in between leaves an orphan for the file sweep.
+            await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(
+                input=None, input_key=None,
+            ))
             await session.commit()
         return True
 

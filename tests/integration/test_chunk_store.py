@@ -187,18 +187,20 @@ async def test_a_job_fails_once_and_a_finished_job_keeps_only_its_failed_rows(wo
     failed = ChunkFiles("jobs/j/out/1.a1.lines", 2, "jobs/j/out/1.a1.jsonl", 3, (), rows_failed=2, error="boom")
     assert await store.complete(given_up, failed, T0)
     assert await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
+    # The done chunk's input is read no more: the finisher deletes its file once the export is stored.
+    assert await store.done_input_keys(job_id) == [chunk_input_key(job_id, 0)]
     export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="j.csv", exported_at=T0, csv_key="exports/j.csv")
     assert await store.finish(job_id, "host:1", export, T0)
     [kept] = await store.failed_inputs(job_id)
     assert (kept.error, kept.row_count, kept.source) == ("boom", 2, ChunkSource(chunk_input_key(job_id, 1), None))
-    # The done chunk's input is read no more: its file may go; the failed one's stays, to run again.
-    assert await store.done_input_keys(job_id) == [chunk_input_key(job_id, 0)]
+    assert await store.done_input_keys(job_id) == []  # its key went with the finish; the failed one's stays
     async with container.engine().connect() as connection:
         leftovers = (await connection.execute(
-            select(BatchChunkRow.lines_key, BatchChunkRow.detail_key).where(BatchChunkRow.job_id == job_id)
-            .order_by(BatchChunkRow.idx)
+            select(BatchChunkRow.lines_key, BatchChunkRow.detail_key, BatchChunkRow.input_key, BatchChunkRow.input)
+            .where(BatchChunkRow.job_id == job_id).order_by(BatchChunkRow.idx)
         )).all()
-    assert [tuple(row) for row in leftovers] == [(None, None), (None, None)]
+    assert [tuple(row) for row in leftovers] == [(None, None, None, None),
+                                                 (None, None, chunk_input_key(job_id, 1), None)]
 
 
 async def test_a_chunk_split_before_the_file_store_is_claimed_with_its_text(world) -> None:  # noqa: ANN001

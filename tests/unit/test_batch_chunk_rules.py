@@ -197,6 +197,9 @@ async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_ca
     rows = [row for row in csv.DictReader(io.StringIO(w.export_text(export))) if row["address"]]
     assert "not processed" in rows[2]["address"] and "ConnectionError" in rows[2]["address"]
     assert "not processed" in rows[3]["address"] and "not processed" not in rows[4]["address"]
+    # The finisher deleted the done chunks' inputs with the export stored; the failed chunk's stays.
+    assert sorted(key for key in w.files.files if key.startswith(f"jobs/{job_id}/in/")) == [f"jobs/{job_id}/in/1.csv"]
+    assert await w.chunks.done_input_keys(job_id) == []
 
     with pytest.raises(NotFound):
         await w.service.rerun_failed(BOB, job_id)  # another user's job is not found
