@@ -44,6 +44,11 @@ async def delete_files(files: FileStore, keys: Iterable[str]) -> None:
         await files.delete(key)
 
 
+async def stored_size(files: FileStore, keys: Iterable[str]) -> int:
+    """The files' bytes together, as the store has them."""
+    return sum([await files.size(key) for key in keys])
+
+
 def stored_bytes(files: FileStore, key: str | None, legacy_text: str | None) -> AsyncIterator[bytes]:
     """A result's bytes: its file, or the text a row kept before result files."""
     return files.read(key) if key is not None else pieces((legacy_text or "").encode())

@@ -22,6 +22,7 @@ class StoredChunkInput:
     plan: ChunkPlan
     line_offset: int
     input_key: str
+    input_bytes: int  # the file's size, counted against the job owner's storage while it is kept
 
 
 @dataclass(frozen=True, slots=True)

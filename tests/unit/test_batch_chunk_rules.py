@@ -89,6 +89,9 @@ async def test_a_job_in_chunks_has_every_row_once_in_order_and_progress_only_gro
     detail_lines = [line for line in w.export_text(export, detailed=True).splitlines() if line]
     assert len(detail_lines) == 5 and '"Policy":"P-3"' in detail_lines[2]
     assert export.detail_columns == ("Policy",)
+    # All four of its files count against Ann's storage: the CSV, the detail, the summary, the rows index.
+    assert len(export.keys) == 4
+    assert export.size_bytes == sum([len(w.files.files[key]) for key in export.keys])
 
 
 async def test_the_jobs_task_sent_again_or_after_a_restart_adds_nothing() -> None:
