@@ -29,6 +29,12 @@ def export_keys(user_id: str, export_id: str) -> ExportKeys:
     return ExportKeys(f"{stem}.csv", f"{stem}.jsonl", f"{stem}.summary.json", f"{stem}.rows")
 
 
+def export_of_key(key: str) -> str | None:
+    """The export whose file the key is ('exports/<user>/<export>.<kind>'), or None."""
+    parts = key.split("/")
+    return parts[2].partition(".")[0] if len(parts) == 3 and parts[0] == "exports" else None
+
+
 async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult) -> ChunkFiles:
     """The chunk's result as this claim's two files."""
     stem = f"jobs/{chunk.job_id}/out/{chunk.plan.index}.a{chunk.attempt}"

@@ -80,6 +80,10 @@ class Settings:
     batch_chunk_attempts: int = 3  # tries of a failing chunk before its rows are marked failed
     batch_lease_seconds: float = 30.0  # a worker's hold on a chunk, renewed while it works
     batch_sweep_seconds: float = 10.0  # how often each process looks for chunks of dead workers
+    # Files under jobs/ and exports/ that no row names, older than this, are a crash's leftovers:
+    # deleted (application/orphan_files.py), every orphan_sweep_seconds in each process.
+    orphan_file_age_seconds: float = 3600.0
+    orphan_sweep_seconds: float = 900.0
     # Hosts (names or IPs) webhooks may call although they resolve to a private or loopback
     # address; lower case. Empty: only public addresses are called.
     webhook_allowed_hosts: tuple[str, ...] = ()
@@ -154,6 +158,9 @@ class Settings:
             batch_chunk_attempts=int(get("PERILSCOPE_BATCH_CHUNK_ATTEMPTS", str(defaults.batch_chunk_attempts))),
             batch_lease_seconds=float(get("PERILSCOPE_BATCH_LEASE_SECONDS", str(defaults.batch_lease_seconds))),
             batch_sweep_seconds=float(get("PERILSCOPE_BATCH_SWEEP_SECONDS", str(defaults.batch_sweep_seconds))),
+            orphan_file_age_seconds=float(get("PERILSCOPE_ORPHAN_FILE_AGE_SECONDS",
+                                              str(defaults.orphan_file_age_seconds))),
+            orphan_sweep_seconds=float(get("PERILSCOPE_ORPHAN_SWEEP_SECONDS", str(defaults.orphan_sweep_seconds))),
             webhook_allowed_hosts=tuple(
                 h.strip().strip("[]").lower() for h in (get("PERILSCOPE_WEBHOOK_ALLOWED_HOSTS") or "").split(",")
                 if h.strip()
@@ -194,6 +201,10 @@ class Settings:
             raise SettingsError("PERILSCOPE_BATCH_CHUNK_ROWS and PERILSCOPE_BATCH_CHUNK_ATTEMPTS must be at least 1.")
         if self.batch_lease_seconds <= 0 or self.batch_sweep_seconds <= 0:
             raise SettingsError("PERILSCOPE_BATCH_LEASE_SECONDS and PERILSCOPE_BATCH_SWEEP_SECONDS must be positive.")
+        if self.orphan_file_age_seconds < 60 or self.orphan_sweep_seconds <= 0:
+            # A file is written before the row naming it: a young unnamed file may be about to be named.
+            raise SettingsError("PERILSCOPE_ORPHAN_FILE_AGE_SECONDS must be at least 60 and "
+                                "PERILSCOPE_ORPHAN_SWEEP_SECONDS positive.")
         if self.geocoder not in GEOCODERS:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:

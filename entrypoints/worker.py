@@ -10,12 +10,12 @@ from adapters.jobs.taskiq_queue import BATCH_TASK, CHUNK_TASK, make_broker
 from entrypoints.container import Container, build_container
 from entrypoints.logging_setup import configure_logging
 from entrypoints.settings import Settings
-from entrypoints.sweeper import ChunkSweeper
+from entrypoints.sweeper import ChunkSweeper, OrphanFileSweeper
 
 settings = Settings.from_env()
 broker = make_broker(settings.redis_url, settings.job_queue_name)
 _container: Container | None = None
-_sweeper: ChunkSweeper | None = None
+_sweepers: list[ChunkSweeper] = []
 
 
 def container() -> Container:
@@ -28,18 +28,19 @@ def container() -> Container:
 
 @broker.on_event(TaskiqEvents.WORKER_STARTUP)
 async def start_sweeper(state: TaskiqState) -> None:
-    global _sweeper  # noqa: PLW0603 - one sweeper per worker process
     # The reference data is loaded before the worker listens, so its first chunk is not slowed
     # (and its lease not put at risk) by the load.
     await container().reference_index().data()
-    _sweeper = ChunkSweeper(lambda: container().batch().sweep(), settings.batch_sweep_seconds)
-    await _sweeper.start()
+    _sweepers.extend([ChunkSweeper(lambda: container().batch().sweep(), settings.batch_sweep_seconds),
+                      OrphanFileSweeper(lambda: container().orphan_files().sweep(), settings.orphan_sweep_seconds)])
+    for sweeper in _sweepers:
+        await sweeper.start()
 
 
 @broker.on_event(TaskiqEvents.WORKER_SHUTDOWN)
 async def stop_sweeper(state: TaskiqState) -> None:
-    if _sweeper is not None:
-        await _sweeper.stop()
+    for sweeper in _sweepers:
+        await sweeper.stop()
     if _container is not None:
         await _container.job_queue().stop()
 

@@ -29,7 +29,7 @@ from application.ports.chunks import (
     JobChunks,
     StoredChunkInput,
 )
-from application.ports.files import checked_key, missing
+from application.ports.files import StoredFile, checked_key, missing
 from domain.chunks import ChunkPlan
 from contextlib import asynccontextmanager
 from collections.abc import AsyncIterator, Iterable
@@ -769,6 +769,7 @@ class InMemoryFileStore:
 
     def __init__(self, piece_size: int = 64 * 1024) -> None:
         self.files: dict[str, bytes] = {}
+        self.written_at = datetime(2025, 3, 14, 9, 0, tzinfo=UTC)  # every file's modification time
         self._piece_size = piece_size  # reads come in pieces of this size, records cut anywhere
 
     @asynccontextmanager
@@ -794,6 +795,10 @@ class InMemoryFileStore:
 
     async def exists(self, key: str) -> bool:
         return key in self.files
+
+    async def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
+        for key in [key for key in self.files if key.startswith(prefix)]:
+            yield StoredFile(key, len(self.files[key]), self.written_at)
 
     def text(self, key: str | None) -> str:
         """A stored file as text ('' for no key): what a test reads back."""

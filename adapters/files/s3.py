@@ -15,8 +15,8 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from application.errors import NotFound
-from application.ports.files import checked_key, missing
+from application.errors import InvalidInput, NotFound
+from application.ports.files import StoredFile, checked_key, missing
 
 DEFAULT_CHUNK_SIZE = 1024 * 1024
 # S3 needs parts of at least 5 MiB but the last; 8 MiB parts reach 80 GB within the 10,000-part cap.
@@ -137,6 +137,23 @@ class S3FileStore:
         except NotFound:
             return False
         return True
+
+    async def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
+        # A page of at most 1,000 keys at a time; an unfinished multipart upload is no object.
+        pages = iter(self._client.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=prefix))
+        while page := await asyncio.to_thread(next, pages, None):
+            for item in page.get("Contents", []):
+                if _our_key(item["Key"]):
+                    yield StoredFile(item["Key"], int(item["Size"]), item["LastModified"])
+
+
+def _our_key(key: str) -> bool:
+    """A key this store could have written (another tool's objects in the bucket are left alone)."""
+    try:
+        checked_key(key)
+    except InvalidInput:
+        return False
+    return True
 
 
 def _not_found_or(error: ClientError, key: str) -> Exception:

@@ -231,3 +231,25 @@ async def test_writing_and_reading_keep_memory_flat_whatever_the_size(store: Fil
     finally:
         tracemalloc.stop()
     assert peak < 4 * DEFAULT_PART_SIZE, f"peak {peak / MB:.1f} MB for a 64 MB file"
+
+
+async def test_listing_gives_every_stored_file_under_a_prefix_page_by_page(store: FileStore) -> None:
+    """More than one S3 page (1,000 keys); no file being written, nothing outside the prefix."""
+    expected = {}
+    for index in range(1005):
+        key = f"jobs/j1/in/{index}.csv"
+        async with store.open_writer(key) as writer:
+            await writer.write(b"x" * (index % 7))
+        expected[key] = index % 7
+    for key in ("jobs/j10/out/0.a1.lines", "exports/u/e.csv", "uploads/u/a.csv"):
+        async with store.open_writer(key) as writer:
+            await writer.write(b"abc")
+    async with store.open_writer("jobs/j1/in/writing.csv") as writer:
+        await writer.write(b"half")
+        listed = [stored async for stored in store.list_files("jobs/j1/")]
+    assert {stored.key: stored.size for stored in listed} == expected and len(listed) == len(expected)
+    assert all(stored.modified_at.tzinfo is not None for stored in listed)
+    assert sorted([stored.key async for stored in store.list_files("jobs/")]) == sorted(
+        [*expected, "jobs/j1/in/writing.csv", "jobs/j10/out/0.a1.lines"])
+    assert [stored.key async for stored in store.list_files("exports/")] == ["exports/u/e.csv"]
+    assert [stored async for stored in store.list_files("nothing/")] == []
