@@ -88,6 +88,11 @@ class Settings:
     # address; lower case. Empty: only public addresses are called.
     webhook_allowed_hosts: tuple[str, ...] = ()
     metrics_token: str | None = None  # /metrics answers only this bearer; unset: no /metrics
+    # `perilscope worker` processes serve their metrics on this port (and the next, one per process
+    # of `--workers N`), to the same bearer; unset: none.
+    worker_metrics_port: int | None = None
+    worker_metrics_host: str = "0.0.0.0"  # noqa: S104 - scraped from another machine; the token guards it
+    worker_processes: int = 1  # set by `perilscope worker --workers N` for its processes
     file_store: str = "local"  # where uploads and exports live: 'local' (files_dir) or 's3'
     files_dir: Path = PROJECT_ROOT / "var" / "files"
     s3_endpoint_url: str | None = None  # unset: AWS S3 itself; else MinIO, Ceph, R2...
@@ -166,6 +171,9 @@ class Settings:
                 if h.strip()
             ),
             metrics_token=get("PERILSCOPE_METRICS_TOKEN"),
+            worker_metrics_port=int(port) if (port := get("PERILSCOPE_WORKER_METRICS_PORT")) else None,
+            worker_metrics_host=get("PERILSCOPE_WORKER_METRICS_HOST", defaults.worker_metrics_host),
+            worker_processes=int(get("PERILSCOPE_WORKER_PROCESSES", str(defaults.worker_processes))),
             file_store=get("PERILSCOPE_FILE_STORE", defaults.file_store),
             files_dir=Path(get("PERILSCOPE_FILES_DIR", str(var_dir / "files"))).resolve(),
             s3_endpoint_url=get("PERILSCOPE_S3_ENDPOINT_URL"),
@@ -211,6 +219,13 @@ class Settings:
             raise SettingsError(f"PERILSCOPE_THROTTLE must be one of {', '.join(THROTTLES)}, not {self.throttle!r}.")
         if self.metrics_token is not None and len(self.metrics_token) < 24:
             raise SettingsError("PERILSCOPE_METRICS_TOKEN must be at least 24 characters long (a random value).")
+        if self.worker_metrics_port is not None:
+            if self.metrics_token is None:
+                raise SettingsError("PERILSCOPE_WORKER_METRICS_PORT needs PERILSCOPE_METRICS_TOKEN: a worker's "
+                                    "metrics answer only its bearer, like the server's /metrics.")
+            if not 1 <= self.worker_metrics_port <= 65536 - max(self.worker_processes, 1):
+                raise SettingsError("PERILSCOPE_WORKER_METRICS_PORT must be a TCP port, with room for one port per "
+                                    "worker process after it.")
         if self.file_store not in FILE_STORES:
             raise SettingsError(
                 f"PERILSCOPE_FILE_STORE must be one of {', '.join(FILE_STORES)}, not {self.file_store!r}."
