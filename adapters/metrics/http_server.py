@@ -24,7 +24,7 @@ class _QuietHandler(WSGIRequestHandler):
         pass  # a scrape every few seconds is no news
 
 
-def _registry() -> CollectorRegistry:
+def metrics_registry() -> CollectorRegistry:
     """This process's metrics, or with PROMETHEUS_MULTIPROC_DIR those of every process writing there."""
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return REGISTRY
@@ -59,7 +59,7 @@ class MetricsHttpServer:
         self.port: int | None = None
 
     def start(self) -> int | None:
-        app = _guarded(make_wsgi_app(_registry()), self._token)
+        app = _guarded(make_wsgi_app(metrics_registry()), self._token)
         for port in self._ports:
             try:
                 self._server = make_server(self._host, port, app, ThreadingWSGIServer, handler_class=_QuietHandler)

@@ -5,16 +5,10 @@ files that a chunk or an export names, young files, and uploads are kept."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
-from sqlalchemy import delete
-
-from adapters.db.account_tables import UserRow
 from adapters.db.engine import create_session_factory
 from adapters.db.file_references import SqlFileReferences
-from adapters.security.passwords import Argon2PasswordHasher
 from application.batch_files import chunk_input_key, write_text
 from application.orphan_files import OrphanFiles
 from application.ports.batch import BatchJob, ExportFile
@@ -22,26 +16,13 @@ from application.ports.chunks import ChunkResult, StoredChunkInput
 from application.ports.files import FileStore
 from application.result_files import export_keys, write_chunk
 from domain.chunks import ChunkPlan
-from entrypoints.container import Container, build_container
-from tests.conftest import STRONG_PASSWORD, settings_for_tests
+from entrypoints.container import Container
 from tests.fakes import FakeClock
+from tests.integration.test_chunk_store import world  # noqa: F401 - a fixture
 from tests.integration.test_file_stores import s3_credentials, s3_endpoint, store  # noqa: F401 - fixtures
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 AGE = timedelta(hours=1)
-
-
-@pytest.fixture
-async def world(migrated_database_url: str) -> AsyncIterator[tuple[Container, str]]:
-    container = build_container(settings_for_tests(migrated_database_url))
-    container.password_hasher.override(Argon2PasswordHasher(time_cost=1, memory_cost_kib=1024))
-    user = await container.accounts().create_user(f"{uuid.uuid4().hex}@example.com", STRONG_PASSWORD)
-    try:
-        yield container, user.id
-    finally:
-        async with container.engine().begin() as connection:
-            await connection.execute(delete(UserRow).where(UserRow.id == user.id))
-        await container.engine().dispose()
 
 
 async def _named_files(container: Container, files: FileStore, user_id: str) -> set[str]:
