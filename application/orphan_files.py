@@ -1,7 +1,9 @@
 """Files no row names any more, deleted: what a crash leaves in the file store. A finisher killed
 while writing an export, a claimant whose lease was taken over and whose delete failed, a finish
 whose file deletes did not all happen: their files are under jobs/ and exports/ with no job chunk
-or export naming them, and nothing else would ever delete them.
+or export naming them, and nothing else would ever delete them. A writer killed mid-file leaves
+its unfinished write (a partial file, an S3 multipart upload): discarded too, once nothing was
+written to it for as long.
 
 A file is only an orphan once it is older than `min_age`: a writer stores its files before the
 row that names them (a split stores every chunk's input first, a finisher the whole export), so a
@@ -42,8 +44,10 @@ class OrphanFiles:
                     deleted += await self._drop_unnamed(old)
                     old = []
             deleted += await self._drop_unnamed(old)
-        if deleted:
-            log.info("orphan files deleted", extra={"files": len(deleted), "first": deleted[0]})
+        discarded = await self._files.discard_unfinished(written_before)  # writers killed mid-file
+        if deleted or discarded:
+            log.info("orphan files deleted", extra={"files": len(deleted), "first": deleted[0] if deleted else None,
+                                                    "unfinished_writes": discarded})
         return deleted
 
     async def _drop_unnamed(self, keys: list[str]) -> list[str]:

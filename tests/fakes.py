@@ -796,6 +796,9 @@ class InMemoryFileStore:
     async def exists(self, key: str) -> bool:
         return key in self.files
 
+    async def discard_unfinished(self, written_before: datetime) -> int:
+        return 0  # a writer's file appears whole or not at all: nothing is left half written
+
     async def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
         for key in [key for key in self.files if key.startswith(prefix)]:
             yield StoredFile(key, len(self.files[key]), self.written_at)

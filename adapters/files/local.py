@@ -80,6 +80,13 @@ class LocalFileStore:
     async def exists(self, key: str) -> bool:
         return await asyncio.to_thread(self._path(key).is_file)
 
+    async def discard_unfinished(self, written_before: datetime) -> int:
+        files, _ = await asyncio.to_thread(_entries, self._root / PARTIAL_DIR, True)
+        stale = [path for path, _, modified in files if modified < written_before.timestamp()]
+        for path in stale:
+            await asyncio.to_thread(path.unlink, missing_ok=True)
+        return len(stale)
+
     async def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
         # One directory read at a time (a job's chunk files, a user's exports): memory holds one
         # directory's entries, whatever the store's size. Hidden names (partial files) are no keys.
@@ -93,13 +100,14 @@ class LocalFileStore:
                     yield StoredFile(key, size, datetime.fromtimestamp(modified, UTC))
 
 
-def _entries(directory: Path) -> tuple[list[tuple[Path, int, float]], list[Path]]:
-    """A directory's files (path, size, modification time) and subdirectories, hidden names left out."""
+def _entries(directory: Path, hidden: bool = False) -> tuple[list[tuple[Path, int, float]], list[Path]]:
+    """A directory's files (path, size, modification time) and subdirectories, hidden names left
+    out unless `hidden`."""
     files, directories = [], []
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
-                if entry.name.startswith("."):
+                if entry.name.startswith(".") and not hidden:
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     directories.append(Path(entry.path))

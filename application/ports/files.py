@@ -53,6 +53,12 @@ class FileStore(Protocol):
         time (never the whole listing in memory); files being written are not in it."""
         ...
 
+    async def discard_unfinished(self, written_before: datetime) -> int:
+        """Throw away writes whose writer died (a kill -9 leaves its partial file, or its S3
+        multipart upload, behind) and that nothing was written to since `written_before`; returns
+        how many."""
+        ...
+
 
 class FileReferences(Protocol):
     async def referenced(self, keys: Sequence[str]) -> set[str]:
