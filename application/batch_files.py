@@ -23,6 +23,12 @@ def chunk_input_key(job_id: str, index: int) -> str:
     return f"jobs/{job_id}/in/{index}.csv"
 
 
+def job_of_key(key: str) -> str | None:
+    """The job whose chunk files are under the key ('jobs/<job>/...'; see also result_files.py), or None."""
+    parts = key.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "jobs" else None
+
+
 async def pieces(body: bytes | AsyncIterable[bytes]) -> AsyncIterator[bytes]:
     """A body as pieces of bytes, whether it came whole or as a stream."""
     if isinstance(body, bytes | bytearray | memoryview):

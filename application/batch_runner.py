@@ -21,7 +21,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -40,7 +40,7 @@ from application.ports.chunks import (
 from application.ports.clock import Clock
 from application.ports.files import FileStore
 from application.ports.metrics import Metrics, NoMetrics
-from application.result_files import delete_files, write_chunk
+from application.result_files import delete_files, stored_size, write_chunk
 from application.time_slices import TimeSlices
 from domain.batch_input import UNCAPPED, AddressRow, UploadError
 from domain.chunks import ChunkInput, ChunkSplitter, rows_of
@@ -119,7 +119,7 @@ class ChunkRunner:
         try:
             # Streamed from the file store, each chunk's CSV stored on its own, all before the write
             # transaction, which stays short.
-            inputs = [StoredChunkInput(chunk.plan, chunk.line_offset, await self._store_input(job_id, chunk))
+            inputs = [StoredChunkInput(chunk.plan, chunk.line_offset, *await self._store_input(job_id, chunk))
                       async for chunk in self._chunk_inputs(upload)]
         except UploadError as error:
             return await self._fail(job_id, f"The uploaded file could not be read again: {error.message}")
@@ -142,11 +142,11 @@ class ChunkRunner:
         if splitter and (chunk := splitter.end()):
             yield chunk
 
-    async def _store_input(self, job_id: str, chunk: ChunkInput) -> str:
+    async def _store_input(self, job_id: str, chunk: ChunkInput) -> tuple[str, int]:
+        """The chunk's CSV stored; its key and size."""
         # A second split of the job (its task sent twice) writes the same bytes under the same key.
         key = chunk_input_key(job_id, chunk.plan.index)
-        await write_text(self._files, key, chunk.text)
-        return key
+        return key, await write_text(self._files, key, chunk.text)
 
     # --- a chunk task ----------------------------------------------------------------------
 
@@ -270,18 +270,22 @@ class ChunkRunner:
         try:
             async with self._holding(lambda until: self._chunks.renew_finishing(job_id, self._owner, until)):
                 export = await self._answers.assemble(job, results())
+                # Every file the export keeps counts against its owner's storage, as stored.
+                export = replace(export, size_bytes=await stored_size(self._files, export.keys))
         except Exception as error:  # noqa: BLE001 - recorded on the job
             log.exception("batch export failed", extra={"job_id": job_id})
             failed = await self._fail(job_id, f"Batch processing failed: {type(error).__name__}")
             if failed is not None:
                 await self._drop_results(job_id)
             return failed
+        done_inputs = await self._chunks.done_input_keys(job_id)  # `finish` drops their keys
         if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
             await delete_files(self._files, export.keys)  # another process took the turn over and finishes it
             return None
         log.info("batch export stored", extra={"job_id": job_id, "seconds": round(time.monotonic() - started, 3),
                                                "worker": self._owner})
-        await delete_files(self._files, chunk_files)  # the export holds their rows now
+        # The export holds their rows now; a failed chunk's input stays, to run its rows again.
+        await delete_files(self._files, chunk_files + done_inputs)
         return await self._store.job(None, job_id)
 
     async def _drop_results(self, job_id: str) -> None:

@@ -32,6 +32,12 @@ def export_keys(user_id: str, export_id: str) -> ExportKeys:
     return ExportKeys(f"{stem}.csv", f"{stem}.jsonl", f"{stem}.summary.json", f"{stem}.rows")
 
 
+def export_of_key(key: str) -> str | None:
+    """The export whose file the key is ('exports/<user>/<export>.<kind>'), or None."""
+    parts = key.split("/")
+    return parts[2].partition(".")[0] if len(parts) == 3 and parts[0] == "exports" else None
+
+
 async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult) -> ChunkFiles:
     """The chunk's result as this claim's files: its export lines, its detailed records and the
     viewer's index of its rows. Indexed here, by whichever worker ran the chunk, so the export's
@@ -64,6 +70,11 @@ async def merge_index_part(files: FileStore, output: ChunkOutput, index: StoredI
 async def delete_files(files: FileStore, keys: Iterable[str]) -> None:
     for key in keys:
         await files.delete(key)
+
+
+async def stored_size(files: FileStore, keys: Iterable[str]) -> int:
+    """The files' bytes together, as the store has them."""
+    return sum([await files.size(key) for key in keys])
 
 
 def stored_bytes(files: FileStore, key: str | None, legacy_text: str | None) -> AsyncIterator[bytes]:

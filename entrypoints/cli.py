@@ -52,6 +52,8 @@ def serve(host: str, port: int) -> None:
               help="Chunks each worker process runs at once (a chunk is mostly CPU: one per core is the most useful).")
 def worker(workers: int, concurrency: int) -> None:
     """Run batch chunks from the Taskiq queue on Redis (PERILSCOPE_JOB_QUEUE=taskiq, REDIS_URL)."""
+    # Each process serves its metrics on the first free port of PERILSCOPE_WORKER_METRICS_PORT's N.
+    os.environ["PERILSCOPE_WORKER_PROCESSES"] = str(workers)
     os.execv(
         str(Path(sys.executable).parent / "taskiq"),
         ["taskiq", "worker", "entrypoints.worker:broker", "--workers", str(workers), "--no-configure-logging",

@@ -48,6 +48,8 @@ from domain.batch_input import UploadCaps
 from domain.system_settings import SystemSettings
 from adapters.db.batch_repository import SqlBatchStore
 from adapters.db.chunk_repository import SqlChunkStore
+from adapters.db.file_references import SqlFileReferences
+from application.orphan_files import OrphanFiles
 from application.batch_runner import ChunkPolicy
 from adapters.db.batch_usage_repository import SqlBatchRowLedger
 from adapters.jobs.in_process import InProcessJobQueue
@@ -355,6 +357,11 @@ class Container(containers.DeclarativeContainer):
             region=settings.provided.s3_region,
             bucket=settings.provided.s3_bucket,
         ),
+    )
+
+    orphan_files = providers.Singleton(
+        OrphanFiles, files=file_store, references=providers.Singleton(SqlFileReferences, sessions=session_factory),
+        clock=clock, min_age=providers.Callable(lambda s: timedelta(seconds=s.orphan_file_age_seconds), settings),
     )
 
     # --- batch ---------------------------------------------------------------------

@@ -91,10 +91,19 @@ class Settings:
     # Processes beside an embedded server that run batch chunks (entrypoints/local_workers.py);
     # from the environment: one per core but the server's, at most 3, and none in tests.
     local_workers: int = 0
+    # Files under jobs/ and exports/ that no row names, older than this, are a crash's leftovers:
+    # deleted (application/orphan_files.py), every orphan_sweep_seconds in each process.
+    orphan_file_age_seconds: float = 3600.0
+    orphan_sweep_seconds: float = 900.0
     # Hosts (names or IPs) webhooks may call although they resolve to a private or loopback
     # address; lower case. Empty: only public addresses are called.
     webhook_allowed_hosts: tuple[str, ...] = ()
     metrics_token: str | None = None  # /metrics answers only this bearer; unset: no /metrics
+    # `perilscope worker` processes serve their metrics on this port (and the next, one per process
+    # of `--workers N`), to the same bearer; unset: none.
+    worker_metrics_port: int | None = None
+    worker_metrics_host: str = "0.0.0.0"  # noqa: S104 - scraped from another machine; the token guards it
+    worker_processes: int = 1  # set by `perilscope worker --workers N` for its processes
     file_store: str = "local"  # where uploads and exports live: 'local' (files_dir) or 's3'
     files_dir: Path = PROJECT_ROOT / "var" / "files"
     s3_endpoint_url: str | None = None  # unset: AWS S3 itself; else MinIO, Ceph, R2...
@@ -166,11 +175,17 @@ class Settings:
             batch_lease_seconds=float(get("PERILSCOPE_BATCH_LEASE_SECONDS", str(defaults.batch_lease_seconds))),
             batch_sweep_seconds=float(get("PERILSCOPE_BATCH_SWEEP_SECONDS", str(defaults.batch_sweep_seconds))),
             local_workers=int(get("PERILSCOPE_LOCAL_WORKERS", str(default_local_workers(get("PERILSCOPE_ENV"))))),
+            orphan_file_age_seconds=float(get("PERILSCOPE_ORPHAN_FILE_AGE_SECONDS",
+                                              str(defaults.orphan_file_age_seconds))),
+            orphan_sweep_seconds=float(get("PERILSCOPE_ORPHAN_SWEEP_SECONDS", str(defaults.orphan_sweep_seconds))),
             webhook_allowed_hosts=tuple(
                 h.strip().strip("[]").lower() for h in (get("PERILSCOPE_WEBHOOK_ALLOWED_HOSTS") or "").split(",")
                 if h.strip()
             ),
             metrics_token=get("PERILSCOPE_METRICS_TOKEN"),
+            worker_metrics_port=int(port) if (port := get("PERILSCOPE_WORKER_METRICS_PORT")) else None,
+            worker_metrics_host=get("PERILSCOPE_WORKER_METRICS_HOST", defaults.worker_metrics_host),
+            worker_processes=int(get("PERILSCOPE_WORKER_PROCESSES", str(defaults.worker_processes))),
             file_store=get("PERILSCOPE_FILE_STORE", defaults.file_store),
             files_dir=Path(get("PERILSCOPE_FILES_DIR", str(var_dir / "files"))).resolve(),
             s3_endpoint_url=get("PERILSCOPE_S3_ENDPOINT_URL"),
@@ -208,12 +223,23 @@ class Settings:
             raise SettingsError("PERILSCOPE_BATCH_LEASE_SECONDS and PERILSCOPE_BATCH_SWEEP_SECONDS must be positive.")
         if not 0 <= self.local_workers <= MAX_LOCAL_WORKERS:
             raise SettingsError(f"PERILSCOPE_LOCAL_WORKERS must be from 0 to {MAX_LOCAL_WORKERS}.")
+        if self.orphan_file_age_seconds < 60 or self.orphan_sweep_seconds <= 0:
+            # A file is written before the row naming it: a young unnamed file may be about to be named.
+            raise SettingsError("PERILSCOPE_ORPHAN_FILE_AGE_SECONDS must be at least 60 and "
+                                "PERILSCOPE_ORPHAN_SWEEP_SECONDS positive.")
         if self.geocoder not in GEOCODERS:
             raise SettingsError(f"PERILSCOPE_GEOCODER must be one of {', '.join(GEOCODERS)}, not {self.geocoder!r}.")
         if self.throttle not in THROTTLES:
             raise SettingsError(f"PERILSCOPE_THROTTLE must be one of {', '.join(THROTTLES)}, not {self.throttle!r}.")
         if self.metrics_token is not None and len(self.metrics_token) < 24:
             raise SettingsError("PERILSCOPE_METRICS_TOKEN must be at least 24 characters long (a random value).")
+        if self.worker_metrics_port is not None:
+            if self.metrics_token is None:
+                raise SettingsError("PERILSCOPE_WORKER_METRICS_PORT needs PERILSCOPE_METRICS_TOKEN: a worker's "
+                                    "metrics answer only its bearer, like the server's /metrics.")
+            if not 1 <= self.worker_metrics_port <= 65536 - max(self.worker_processes, 1):
+                raise SettingsError("PERILSCOPE_WORKER_METRICS_PORT must be a TCP port, with room for one port per "
+                                    "worker process after it.")
         if self.file_store not in FILE_STORES:
             raise SettingsError(
                 f"PERILSCOPE_FILE_STORE must be one of {', '.join(FILE_STORES)}, not {self.file_store!r}."

@@ -29,7 +29,7 @@ from application.ports.chunks import (
     JobChunks,
     StoredChunkInput,
 )
-from application.ports.files import checked_key, missing
+from application.ports.files import StoredFile, checked_key, missing
 from domain.chunks import ChunkPlan
 from contextlib import asynccontextmanager
 from collections.abc import AsyncIterator, Iterable
@@ -595,7 +595,7 @@ class RecordingJobQueue:
 class _StoredChunk:
     job_id: str
     plan: ChunkPlan
-    input_key: str
+    input_key: str | None
     line_offset: int
     enqueued_at: datetime
     status: str = "queued"
@@ -734,6 +734,9 @@ class InMemoryChunkStore:
         if self._jobs.jobs[job_id].status != "running" or self._finisher.get(job_id, ("",))[0] != owner:
             return False
         await self._jobs.finish(job_id, export, now)
+        for chunk in self.chunks[job_id]:
+            if chunk.status == "done":  # as the SQL store: a done chunk's input is read no more
+                chunk.input_key = None
         return True
 
     async def fail(self, job_id: str, error: str, now: datetime) -> bool:
@@ -757,7 +760,7 @@ class InMemoryChunkStore:
                 for c in self.chunks.get(job_id, []) if c.status == "failed"]
 
     async def done_input_keys(self, job_id: str) -> list[str]:
-        return [c.input_key for c in self.chunks.get(job_id, []) if c.status == "done"]
+        return [c.input_key for c in self.chunks.get(job_id, []) if c.status == "done" and c.input_key]
 
 
 class InMemoryFileStore:
@@ -766,6 +769,7 @@ class InMemoryFileStore:
 
     def __init__(self, piece_size: int = 64 * 1024) -> None:
         self.files: dict[str, bytes] = {}
+        self.written_at = datetime(2025, 3, 14, 9, 0, tzinfo=UTC)  # every file's modification time
         self._piece_size = piece_size  # reads come in pieces of this size, records cut anywhere
 
     @asynccontextmanager
@@ -796,6 +800,13 @@ class InMemoryFileStore:
 
     async def exists(self, key: str) -> bool:
         return key in self.files
+
+    async def discard_unfinished(self, written_before: datetime) -> int:
+        return 0  # a writer's file appears whole or not at all: nothing is left half written
+
+    async def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
+        for key in [key for key in self.files if key.startswith(prefix)]:
+            yield StoredFile(key, len(self.files[key]), self.written_at)
 
     def text(self, key: str | None) -> str:
         """A stored file as text ('' for no key): what a test reads back."""

@@ -6,11 +6,11 @@ import json
 
 from datetime import datetime
 
-from sqlalchemy import delete, exists, func, insert, or_, select, update
+from sqlalchemy import and_, case, delete, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import UserRow
-from adapters.db.batch_tables import BatchJobRow, ExportFileRow, UploadedFileRow
+from adapters.db.batch_tables import BatchChunkRow, BatchJobRow, ExportFileRow, UploadedFileRow
 from adapters.db.writer import SqlWriter
 from application.ports.batch import BatchJob, ExportFile, UploadedFile
 
@@ -200,6 +200,24 @@ def insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
 
 
 async def _storage_used(session: AsyncSession, user_id: str) -> int:
+    """Every file kept for the user: uploads, exports (all their files), and their jobs' chunk files
+    while kept (inputs until their chunk is done and the job finished, or for ever for a failed
+    chunk's rows to run again; results while the job runs)."""
     uploads = select(func.coalesce(func.sum(UploadedFileRow.size_bytes), 0)).where(UploadedFileRow.user_id == user_id)
     exports = select(func.coalesce(func.sum(ExportFileRow.size_bytes), 0)).where(ExportFileRow.user_id == user_id)
-    return int(await session.scalar(select(uploads.scalar_subquery() + exports.scalar_subquery())) or 0)
+    chunks = (
+        select(func.coalesce(func.sum(
+            case((and_(BatchChunkRow.input_key.is_not(None),
+                       # A failed job's done chunks' inputs are deleted as it ends; their keys stay.
+                       or_(BatchChunkRow.status != "done", BatchJobRow.status != "failed")),
+                  func.coalesce(BatchChunkRow.input_bytes, 0)), else_=0)
+            # A failed job's results are deleted as it ends; a done job's keys go with its finish.
+            + case((and_(BatchChunkRow.lines_key.is_not(None), BatchJobRow.status.in_(UNFINISHED)),
+                    func.coalesce(BatchChunkRow.lines_bytes, 0) + func.coalesce(BatchChunkRow.detail_bytes, 0)),
+                   else_=0)
+        ), 0))
+        .join(BatchJobRow, BatchJobRow.id == BatchChunkRow.job_id).where(BatchJobRow.user_id == user_id)
+    )
+    return int(await session.scalar(
+        select(uploads.scalar_subquery() + exports.scalar_subquery() + chunks.scalar_subquery())
+    ) or 0)

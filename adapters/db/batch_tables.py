@@ -67,6 +67,9 @@ class BatchChunkRow(Base):
     # The chunk's CSV (header + its lines, as uploaded) is in the file store under `input_key`;
     # chunks split before the file store (migration 0015) keep theirs in `input`.
     input_key: Mapped[str | None] = mapped_column(String(512))
+    # Its size, counted against the owner's storage while the file is kept; NULL for chunks split
+    # before migration 0018 (unknown: not counted).
+    input_bytes: Mapped[int | None] = mapped_column(BigInteger)
     input: Mapped[str | None] = mapped_column(Text, deferred=True)
     status: Mapped[str] = mapped_column(String(10))  # queued, running, done, failed
     attempts: Mapped[int] = mapped_column(Integer, default=0)  # claims so far; also the lease's fencing token

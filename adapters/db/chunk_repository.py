@@ -80,6 +80,7 @@ class SqlChunkStore:
                 await session.execute(insert(Chunk).values(
                     job_id=job_id, idx=chunk.plan.index, first_row=chunk.plan.first_row,
                     row_count=chunk.plan.row_count, line_offset=chunk.line_offset, input_key=chunk.input_key,
+                    input_bytes=chunk.input_bytes,
                     status=QUEUED, attempts=0, enqueued_at=now, rows_failed=0,
                 ))
                 count += 1
@@ -274,9 +275,13 @@ class SqlChunkStore:
             # The export holds the results now (the finisher deletes their files); a failed chunk
             # keeps its input rows, to run them again.
             await session.execute(update(Chunk).where(Chunk.job_id == job_id).values(
-                lines=None, detail=None, lines_key=None, detail_key=None,
+                lines=None, detail=None, lines_key=None, detail_key=None, lines_bytes=None, detail_bytes=None,
             ))
-            await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(input=""))
+            # A done chunk's input is read no more (only failed rows run again): its key goes, and the
+            # finisher deletes its file; a crash in between leaves an orphan for the file sweep.
+            await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(
+                input=None, input_key=None, input_bytes=None,
+            ))
             await session.commit()
         return True
 

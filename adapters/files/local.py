@@ -9,10 +9,11 @@ import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from application.ports.files import checked_key, missing
+from application.ports.files import StoredFile, checked_key, missing
 
 DEFAULT_CHUNK_SIZE = 1024 * 1024
 PARTIAL_DIR = ".partial"  # a hidden name: no key can reach it (checked_key)
@@ -84,6 +85,44 @@ class LocalFileStore:
 
     async def exists(self, key: str) -> bool:
         return await asyncio.to_thread(self._path(key).is_file)
+
+    async def discard_unfinished(self, written_before: datetime) -> int:
+        files, _ = await asyncio.to_thread(_entries, self._root / PARTIAL_DIR, True)
+        stale = [path for path, _, modified in files if modified < written_before.timestamp()]
+        for path in stale:
+            await asyncio.to_thread(path.unlink, missing_ok=True)
+        return len(stale)
+
+    async def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
+        # One directory read at a time (a job's chunk files, a user's exports): memory holds one
+        # directory's entries, whatever the store's size. Hidden names (partial files) are no keys.
+        pending = [self._root / prefix.rpartition("/")[0]] if prefix.rpartition("/")[0] else [self._root]
+        while pending:
+            files, directories = await asyncio.to_thread(_entries, pending.pop())
+            pending.extend(directories)
+            for path, size, modified in files:
+                key = path.relative_to(self._root).as_posix()
+                if key.startswith(prefix):
+                    yield StoredFile(key, size, datetime.fromtimestamp(modified, UTC))
+
+
+def _entries(directory: Path, hidden: bool = False) -> tuple[list[tuple[Path, int, float]], list[Path]]:
+    """A directory's files (path, size, modification time) and subdirectories, hidden names left
+    out unless `hidden`."""
+    files, directories = [], []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.name.startswith(".") and not hidden:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    directories.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    stat = entry.stat(follow_symlinks=False)
+                    files.append((Path(entry.path), stat.st_size, stat.st_mtime))
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # nothing stored there (yet), or deleted since it was listed
+    return files, directories
 
 
 def _read_range(path: Path, start: int, length: int) -> bytes:

@@ -9,14 +9,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from application.errors import NotFound
-from application.ports.files import checked_key, missing
+from application.errors import InvalidInput, NotFound
+from application.ports.files import StoredFile, checked_key, missing
 
 DEFAULT_CHUNK_SIZE = 1024 * 1024
 # S3 needs parts of at least 5 MiB but the last; 8 MiB parts reach 80 GB within the 10,000-part cap.
@@ -151,6 +152,44 @@ class S3FileStore:
         except NotFound:
             return False
         return True
+
+    async def discard_unfinished(self, written_before: datetime) -> int:
+        # A writer uploads a part at least every few seconds while it works; one whose last part
+        # (or, with none, whose start) is older than `written_before` is dead.
+        pages = iter(self._client.get_paginator("list_multipart_uploads").paginate(Bucket=self._bucket))
+        discarded = 0
+        while page := await asyncio.to_thread(next, pages, None):
+            for upload in page.get("Uploads", []):
+                if await self._last_written(upload) < written_before:
+                    await asyncio.to_thread(self._client.abort_multipart_upload, Bucket=self._bucket,
+                                            Key=upload["Key"], UploadId=upload["UploadId"])
+                    discarded += 1
+        return discarded
+
+    async def _last_written(self, upload: dict[str, Any]) -> datetime:
+        latest = upload["Initiated"]
+        pages = iter(self._client.get_paginator("list_parts").paginate(
+            Bucket=self._bucket, Key=upload["Key"], UploadId=upload["UploadId"]))
+        while page := await asyncio.to_thread(next, pages, None):
+            latest = max([latest, *(part["LastModified"] for part in page.get("Parts", []))])
+        return latest
+
+    async def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
+        # A page of at most 1,000 keys at a time; an unfinished multipart upload is no object.
+        pages = iter(self._client.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=prefix))
+        while page := await asyncio.to_thread(next, pages, None):
+            for item in page.get("Contents", []):
+                if _our_key(item["Key"]):
+                    yield StoredFile(item["Key"], int(item["Size"]), item["LastModified"])
+
+
+def _our_key(key: str) -> bool:
+    """A key this store could have written (another tool's objects in the bucket are left alone)."""
+    try:
+        checked_key(key)
+    except InvalidInput:
+        return False
+    return True
 
 
 def _not_found_or(error: ClientError, key: str) -> Exception:

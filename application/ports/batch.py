@@ -63,7 +63,7 @@ class ExportFile:
     # The export viewer's index of its rows (application/rows_index.py), built while assembling;
     # None for exports from before (migration 0017_rows_index): the viewer builds one on first open.
     rows_index_key: str | None = None
-    size_bytes: int = 0  # the CSV's and the detail's bytes, counted against the owner's storage
+    size_bytes: int = 0  # all its files' bytes (`keys`), counted against the owner's storage
     detail_columns: tuple[str, ...] = ()  # the upload's own columns, in file order
 
     @property

@@ -22,6 +22,7 @@ class StoredChunkInput:
     plan: ChunkPlan
     line_offset: int
     input_key: str
+    input_bytes: int  # the file's size, counted against the job owner's storage while it is kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +187,8 @@ class ChunkStore(Protocol):
     async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
         """Store the export and mark the job done in one transaction, only while `owner` holds the
         finishing turn and the job is not done; False, and nothing stored, otherwise. The chunks'
-        result keys are dropped then (the export has their rows; the finisher deletes the files);
-        failed chunks keep their input rows."""
+        result keys, and the done chunks' input keys, are dropped then (the export has their rows;
+        the finisher deletes the files); failed chunks keep their inputs, to run them again."""
         ...
 
     async def fail(self, job_id: str, error: str, now: datetime) -> bool:
@@ -202,5 +203,6 @@ class ChunkStore(Protocol):
 
     async def done_input_keys(self, job_id: str) -> list[str]:
         """The FileStore keys of the inputs of the job's done chunks (nothing reads them again:
-        only failed chunks are run again), to delete once the job has ended."""
+        only failed chunks are run again), to delete once the job has ended. Empty after `finish`,
+        which drops them (the finisher takes them first)."""
         ...

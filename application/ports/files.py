@@ -4,8 +4,10 @@ file is ever held whole in memory (adapters/files: the local filesystem, an S3-c
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from application.errors import InvalidInput, NotFound
@@ -19,6 +21,13 @@ _KEY = re.compile(rf"{_NAME}(/{_NAME})*")
 
 class FileWriter(Protocol):
     async def write(self, chunk: bytes) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFile:
+    key: str
+    size: int
+    modified_at: datetime  # aware (UTC): when the file was last written
 
 
 class FileStore(Protocol):
@@ -42,6 +51,23 @@ class FileStore(Protocol):
         """Remove the file; deleting a missing key is not an error (a retry may delete twice)."""
         ...
     async def exists(self, key: str) -> bool: ...
+
+    def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
+        """The stored files whose keys start with `prefix` ('jobs/'), in no set order, a page at a
+        time (never the whole listing in memory); files being written are not in it."""
+        ...
+
+    async def discard_unfinished(self, written_before: datetime) -> int:
+        """Throw away writes whose writer died (a kill -9 leaves its partial file, or its S3
+        multipart upload, behind) and that nothing was written to since `written_before`; returns
+        how many."""
+        ...
+
+
+class FileReferences(Protocol):
+    async def referenced(self, keys: Sequence[str]) -> set[str]:
+        """Those of `keys` that a stored upload, job chunk or export names as one of its files."""
+        ...
 
 
 def checked_key(key: str) -> str:

@@ -13,7 +13,7 @@ from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
 from entrypoints.http.housekeeping import UploadPurger
 from entrypoints.local_workers import LocalWorkers
-from entrypoints.sweeper import ChunkSweeper
+from entrypoints.sweeper import ChunkSweeper, OrphanFileSweeper
 from entrypoints.http.webhook_pump import WebhookPump
 from entrypoints.http.metrics import ROUTES as METRICS_ROUTES
 from entrypoints.http.metrics import http_metrics_middleware
@@ -55,6 +55,7 @@ def create_app(container: Container) -> Litestar:
 
     upload_purger = UploadPurger(container)
     chunk_sweeper = ChunkSweeper(lambda: container.batch().sweep(), settings.batch_sweep_seconds)
+    orphan_sweeper = OrphanFileSweeper(lambda: container.orphan_files().sweep(), settings.orphan_sweep_seconds)
     webhook_pump = WebhookPump(container.webhooks())
     local_workers = LocalWorkers.for_settings(settings)
 
@@ -71,8 +72,10 @@ def create_app(container: Container) -> Litestar:
         before_request=refuse_bad_requests,
         openapi_config=openapi_config(render_plugins=[SelfHostedSwagger()]),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
-        on_startup=[resume_batch_jobs, upload_purger.start, chunk_sweeper.start, webhook_pump.start, local_workers.start],
-        on_shutdown=[local_workers.stop, upload_purger.stop, chunk_sweeper.stop, stop_batch_jobs, webhook_pump.stop, close_webhook_sender,
+        on_startup=[resume_batch_jobs, upload_purger.start, chunk_sweeper.start, orphan_sweeper.start,
+                    webhook_pump.start, local_workers.start],
+        on_shutdown=[local_workers.stop, upload_purger.stop, chunk_sweeper.stop, orphan_sweeper.stop, stop_batch_jobs,
+                     webhook_pump.stop, close_webhook_sender,
                      dispose_engine, close_http_client],
         debug=False,
         # gzip for JSON and the web app's assets (a 280 kB bundle is 88 kB on the wire).

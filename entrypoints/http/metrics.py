@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import os
 
 from litestar import Request, Response, get
 from litestar.middleware.base import DefineMiddleware
 from litestar.plugins.prometheus import PrometheusConfig
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from adapters.metrics.http_server import metrics_registry
 from application.errors import NotAuthenticated, NotFound
 from entrypoints.container import Container
 from entrypoints.http.dependencies import AppSettings, bearer_token, container_of
@@ -40,7 +40,7 @@ async def metrics(request: Request, settings: AppSettings) -> Response[bytes]:
     if not hmac.compare_digest(token.encode(), settings.metrics_token.encode()):
         raise NotAuthenticated("Metrics need 'Authorization: Bearer <PERILSCOPE_METRICS_TOKEN>'.")
     await _read_queue_depth(container_of(request))
-    return Response(generate_latest(_registry()), media_type=CONTENT_TYPE_LATEST)
+    return Response(generate_latest(metrics_registry()), media_type=CONTENT_TYPE_LATEST)
 
 
 async def _read_queue_depth(container: Container) -> None:
@@ -54,15 +54,6 @@ async def _read_queue_depth(container: Container) -> None:
         container.metrics().queue_depth(None, None)
         return
     container.metrics().queue_depth(depth.waiting, depth.taken)
-
-
-def _registry() -> CollectorRegistry:
-    """This process's metrics, or with PROMETHEUS_MULTIPROC_DIR those of every process of the server."""
-    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        return REGISTRY
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
-    return registry
 
 
 ROUTES = [metrics]

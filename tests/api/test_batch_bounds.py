@@ -104,11 +104,16 @@ async def test_exports_count_towards_storage_and_deleting_one_frees_it(client: A
     user = await sign_up_and_log_in(client, "frees@example.com")
     job = await _run_batch(client, container, user["headers"])
     name = job["export_filename"]
-    # The SPEC CSV and the detailed records (JSON Lines, as stored) both count.
-    export_bytes = len((await client.get(f"/api/view-export/{name}", headers=user["headers"])).content) + len(
+    # Every file of the export counts: the SPEC CSV, the detailed records (JSON Lines, as stored), the
+    # portfolio summary and the viewer's index of rows.
+    csv_and_detail = len((await client.get(f"/api/view-export/{name}", headers=user["headers"])).content) + len(
         (await client.get(f"/api/exports/{name}/detailed", params={"format": "jsonl"}, headers=user["headers"])).content
     )
-    await container.batch().purge_uploads()  # the job is done, so its upload goes
+    export = await container.batch_store().export(user["uid"], name)
+    assert len(export.keys) == 4
+    export_bytes = sum([await container.file_store().size(key) for key in export.keys])
+    assert export_bytes > csv_and_detail
+    await container.batch().purge_uploads()  # the job is done, so its upload goes; so are its chunks' files
     assert (await _stats(client, user["headers"]))["storage_bytes_used"] == export_bytes
 
     deleted = await client.delete(f"/api/exports/{job['export_filename']}", headers=user["headers"])

@@ -46,7 +46,9 @@ async def test_downloads_stream_the_stored_files_and_the_chunks_files_are_gone(
     assert export.csv_key == f"exports/{user['uid']}/{export.id}.csv" and export.detail_key and export.summary_key
     assert export.rows_index_key == f"exports/{user['uid']}/{export.id}.rows"  # the viewer's index, deleted with it
     csv_bytes, detail_bytes = await stored(container, export.csv_key), await stored(container, export.detail_key)
-    assert export.size_bytes == len(csv_bytes) + len(detail_bytes)
+    # All four files count against the owner's storage.
+    assert export.size_bytes == sum([len(await stored(container, key)) for key in export.keys])
+    assert export.size_bytes > len(csv_bytes) + len(detail_bytes)
 
     download = await client.get(f"/api/download/{name}", headers=user["headers"])
     assert download.status_code == 200 and download.content == csv_bytes
@@ -65,7 +67,8 @@ async def test_downloads_stream_the_stored_files_and_the_chunks_files_are_gone(
     assert openpyxl.load_workbook(io.BytesIO(xlsx.content), read_only=True)["Rows"].max_row == len(records) + 1
 
     files = tmp_path / "files"
-    assert [key for key in files_under(files, "jobs") if "/out/" in key] == []  # the chunks' results went with the finish
+    # The chunks' results and (every chunk was done) inputs went with the finish.
+    assert files_under(files, "jobs") == []
     assert files_under(files, "exports") == sorted(export.keys)
 
     # The default summary was stored while the export was assembled; it equals one summed afresh.

@@ -67,7 +67,8 @@ async def _job(container: Container, user_id: str, rows: int, chunk_rows: int, c
 
 def _inputs(job_id: str, rows: int, chunk_rows: int) -> list[StoredChunkInput]:
     """The job's chunks as the runner stores them (their CSVs' keys; the files are not needed here)."""
-    return [StoredChunkInput(chunk.plan, chunk.line_offset, chunk_input_key(job_id, chunk.plan.index))
+    return [StoredChunkInput(chunk.plan, chunk.line_offset, chunk_input_key(job_id, chunk.plan.index),
+                             len(chunk.text.encode()))
             for chunk in split_csv("x.csv", _csv(rows), chunk_rows)]
 
 
@@ -187,18 +188,20 @@ async def test_a_job_fails_once_and_a_finished_job_keeps_only_its_failed_rows(wo
     failed = ChunkFiles("jobs/j/out/1.a1.lines", 2, "jobs/j/out/1.a1.jsonl", 3, (), rows_failed=2, error="boom")
     assert await store.complete(given_up, failed, T0)
     assert await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
+    # The done chunk's input is read no more: the finisher deletes its file once the export is stored.
+    assert await store.done_input_keys(job_id) == [chunk_input_key(job_id, 0)]
     export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="j.csv", exported_at=T0, csv_key="exports/j.csv")
     assert await store.finish(job_id, "host:1", export, T0)
     [kept] = await store.failed_inputs(job_id)
     assert (kept.error, kept.row_count, kept.source) == ("boom", 2, ChunkSource(chunk_input_key(job_id, 1), None))
-    # The done chunk's input is read no more: its file may go; the failed one's stays, to run again.
-    assert await store.done_input_keys(job_id) == [chunk_input_key(job_id, 0)]
+    assert await store.done_input_keys(job_id) == []  # its key went with the finish; the failed one's stays
     async with container.engine().connect() as connection:
         leftovers = (await connection.execute(
-            select(BatchChunkRow.lines_key, BatchChunkRow.detail_key).where(BatchChunkRow.job_id == job_id)
-            .order_by(BatchChunkRow.idx)
+            select(BatchChunkRow.lines_key, BatchChunkRow.detail_key, BatchChunkRow.input_key, BatchChunkRow.input)
+            .where(BatchChunkRow.job_id == job_id).order_by(BatchChunkRow.idx)
         )).all()
-    assert [tuple(row) for row in leftovers] == [(None, None), (None, None)]
+    assert [tuple(row) for row in leftovers] == [(None, None, None, None),
+                                                 (None, None, chunk_input_key(job_id, 1), None)]
 
 
 async def test_a_chunk_split_before_the_file_store_is_claimed_with_its_text(world) -> None:  # noqa: ANN001
@@ -213,3 +216,30 @@ async def test_a_chunk_split_before_the_file_store_is_claimed_with_its_text(worl
     store = container.chunk_store()
     claimed = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
     assert claimed.job_id == job_id and claimed.source == ChunkSource(None, _csv(2))
+
+
+async def test_a_users_storage_counts_their_jobs_chunk_files_while_they_are_kept(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    store, batches = container.chunk_store(), container.batch_store()
+    inputs = {chunk.plan.index: chunk.input_bytes for chunk in _inputs("j", 4, 2)}
+    job_id = await _job(container, user_id, rows=4, chunk_rows=2)
+    assert await batches.storage_used(user_id) == inputs[0] + inputs[1]  # the chunks' CSVs, while the job runs
+    done = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    assert await store.complete(done, RESULT, T0)
+    assert await batches.storage_used(user_id) == inputs[0] + inputs[1] + RESULT.lines_bytes + RESULT.detail_bytes
+    given_up = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    failed = ChunkFiles("jobs/j/out/1.a1.lines", 7, "jobs/j/out/1.a1.jsonl", 11, (), rows_failed=2, error="boom")
+    assert await store.complete(given_up, failed, T0)
+    assert await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
+    export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="s.csv", exported_at=T0, csv_key="exports/s.csv",
+                        size_bytes=1000)
+    assert await store.finish(job_id, "host:1", export, T0)
+    # The export's files, and the failed chunk's input (kept to run its rows again).
+    assert await batches.storage_used(user_id) == 1000 + inputs[1]
+
+    doomed = await _job(container, user_id, rows=4, chunk_rows=2)
+    done = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+    assert await store.complete(done, RESULT, T0)
+    assert await store.fail(doomed, "The uploaded file is gone.", T0)
+    # As it failed, its results and its done chunk's input were deleted; its other chunk's input stays.
+    assert await batches.storage_used(user_id) == 1000 + inputs[1] + inputs[1]

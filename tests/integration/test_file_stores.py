@@ -10,6 +10,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -244,3 +245,43 @@ async def test_writing_and_reading_keep_memory_flat_whatever_the_size(store: Fil
     finally:
         tracemalloc.stop()
     assert peak < 4 * DEFAULT_PART_SIZE, f"peak {peak / MB:.1f} MB for a 64 MB file"
+
+
+async def test_listing_gives_every_stored_file_under_a_prefix_page_by_page(store: FileStore) -> None:
+    """More than one S3 page (1,000 keys); no file being written, nothing outside the prefix."""
+    expected = {}
+    for index in range(1005):
+        key = f"jobs/j1/in/{index}.csv"
+        async with store.open_writer(key) as writer:
+            await writer.write(b"x" * (index % 7))
+        expected[key] = index % 7
+    for key in ("jobs/j10/out/0.a1.lines", "exports/u/e.csv", "uploads/u/a.csv"):
+        async with store.open_writer(key) as writer:
+            await writer.write(b"abc")
+    async with store.open_writer("jobs/j1/in/writing.csv") as writer:
+        await writer.write(b"half")
+        listed = [stored async for stored in store.list_files("jobs/j1/")]
+    assert {stored.key: stored.size for stored in listed} == expected and len(listed) == len(expected)
+    assert all(stored.modified_at.tzinfo is not None for stored in listed)
+    assert sorted([stored.key async for stored in store.list_files("jobs/")]) == sorted(
+        [*expected, "jobs/j1/in/writing.csv", "jobs/j10/out/0.a1.lines"])
+    assert [stored.key async for stored in store.list_files("exports/")] == ["exports/u/e.csv"]
+    assert [stored async for stored in store.list_files("nothing/")] == []
+
+
+async def test_a_write_whose_writer_died_is_discarded_once_nothing_was_written_to_it_for_long(store: FileStore) -> None:
+    """A kill -9 mid-file ends no writer block: its partial file (S3: its multipart upload) stays
+    until the sweep discards it."""
+    killed = store.open_writer("exports/u/killed.csv")
+    writer = await killed.__aenter__()
+    for chunk in generated(DEFAULT_PART_SIZE + MB):  # S3: one part uploaded, a multipart upload under way
+        await writer.write(chunk)
+    async with store.open_writer("exports/u/whole.csv") as whole:
+        await whole.write(b"kept")
+    with pytest.raises(AssertionError):
+        await assert_no_partial_uploads(store)  # the dead writer's bytes are there
+    assert await store.discard_unfinished(datetime(2000, 1, 1, tzinfo=UTC)) == 0  # written to since: kept
+    assert await store.discard_unfinished(datetime.now(UTC) + timedelta(days=1)) == 1
+    await assert_no_partial_uploads(store)
+    assert not await store.exists("exports/u/killed.csv")
+    assert (await read_all(store, "exports/u/whole.csv"))[0] == b"kept"

@@ -89,6 +89,9 @@ async def test_a_job_in_chunks_has_every_row_once_in_order_and_progress_only_gro
     detail_lines = [line for line in w.export_text(export, detailed=True).splitlines() if line]
     assert len(detail_lines) == 5 and '"Policy":"P-3"' in detail_lines[2]
     assert export.detail_columns == ("Policy",)
+    # All four of its files count against Ann's storage: the CSV, the detail, the summary, the rows index.
+    assert len(export.keys) == 4
+    assert export.size_bytes == sum([len(w.files.files[key]) for key in export.keys])
 
 
 async def test_the_jobs_task_sent_again_or_after_a_restart_adds_nothing() -> None:
@@ -197,6 +200,9 @@ async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_ca
     rows = [row for row in csv.DictReader(io.StringIO(w.export_text(export))) if row["address"]]
     assert "not processed" in rows[2]["address"] and "ConnectionError" in rows[2]["address"]
     assert "not processed" in rows[3]["address"] and "not processed" not in rows[4]["address"]
+    # The finisher deleted the done chunks' inputs with the export stored; the failed chunk's stays.
+    assert sorted(key for key in w.files.files if key.startswith(f"jobs/{job_id}/in/")) == [f"jobs/{job_id}/in/1.csv"]
+    assert await w.chunks.done_input_keys(job_id) == []
 
     with pytest.raises(NotFound):
         await w.service.rerun_failed(BOB, job_id)  # another user's job is not found

@@ -102,6 +102,23 @@ def test_batch_chunk_settings_come_from_the_environment_and_are_checked(tmp_path
         Settings.from_env({**base, "PERILSCOPE_BATCH_LEASE_SECONDS": "0"})
 
 
+def test_orphan_sweep_and_worker_metrics_settings_are_read_and_checked(tmp_path: Path) -> None:
+    base = {"PERILSCOPE_SECRET_KEY": "s" * 40, "PERILSCOPE_VAR_DIR": str(tmp_path)}
+    defaults = Settings.from_env(base)
+    assert (defaults.orphan_file_age_seconds, defaults.orphan_sweep_seconds, defaults.worker_metrics_port) == (
+        3600.0, 900.0, None)
+    with pytest.raises(SettingsError, match="PERILSCOPE_ORPHAN_FILE_AGE_SECONDS"):
+        Settings.from_env({**base, "PERILSCOPE_ORPHAN_FILE_AGE_SECONDS": "5"})
+    with pytest.raises(SettingsError, match="needs PERILSCOPE_METRICS_TOKEN"):
+        Settings.from_env({**base, "PERILSCOPE_WORKER_METRICS_PORT": "9464"})
+    token = {"PERILSCOPE_METRICS_TOKEN": "t" * 24}
+    served = Settings.from_env({**base, **token, "PERILSCOPE_WORKER_METRICS_PORT": "9464",
+                                "PERILSCOPE_WORKER_PROCESSES": "4"})
+    assert (served.worker_metrics_port, served.worker_processes, served.worker_metrics_host) == (9464, 4, "0.0.0.0")
+    with pytest.raises(SettingsError, match="one port per worker process"):
+        Settings.from_env({**base, **token, "PERILSCOPE_WORKER_METRICS_PORT": "65535", "PERILSCOPE_WORKER_PROCESSES": "2"})
+
+
 def test_webhook_allowed_hosts_are_read_as_lower_case_names_and_ips(tmp_path: Path) -> None:
     env = {"PERILSCOPE_SECRET_KEY": "s" * 40, "PERILSCOPE_VAR_DIR": str(tmp_path)}
     assert Settings.from_env(env).webhook_allowed_hosts == ()

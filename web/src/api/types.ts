@@ -89,7 +89,7 @@ export interface SearchStats {
   batch_rows_used: number;
   batch_rows_limit: number | null;
   batch_rows_remaining: number | null;
-  /** Bytes of the user's stored uploads and exports, against the per-user cap. */
+  /** Bytes of the user's stored files (uploads, exports, their batch jobs' chunk files), against the per-user cap. */
   storage_bytes_used: number;
   storage_bytes_limit: number;
 }

@@ -59,7 +59,7 @@ export function BatchAllowance({ stats, unlimited }: { stats: SearchStats; unlim
       )}
       <h3 className="subtitle">Storage</h3>
       <p className="small" data-testid="storage-used">
-        {formatBytes(stats.storage_bytes_used)} of {formatBytes(stats.storage_bytes_limit)} used by uploads and exports
+        {formatBytes(stats.storage_bytes_used)} of {formatBytes(stats.storage_bytes_limit)} used by uploads, exports and batch jobs
       </p>
       <div
         className={`progress progress-${colourForShareLeft(100 - storagePercent, 100)}`}
