@@ -624,7 +624,7 @@ class PortfolioTally:
             mine = state.sectors.setdefault(sector, {})
             for profile, rows in by_profile.items():
                 mine[profiles[profile]] = mine.get(profiles[profile], 0) + rows
-        cells = [self._cell(fips, profiles[profile]) for fips, profile in theirs.cells]
+        cells = self._merged_cells(theirs, profiles)
         for fips, county in theirs.counties.items():
             known = state.counties.get(fips)
             if known is None:
@@ -640,7 +640,17 @@ class PortfolioTally:
         self._merge_columns(theirs, rows_before, cells)
         self._tracts.merge(theirs.tracts)
 
-    def _merge_columns(self, theirs: TallyState, rows_before: int, cells: list[int]) -> None:
+    def _merged_cells(self, theirs: TallyState, profiles: list[int]) -> dict[int, int]:
+        """Their cells as this tally's, those that a column followed here sums (in their order)."""
+        state = self._s
+        followed = {column.name for column in state.columns if column.followed}
+        room = not state.columns_closed and len(state.columns) < (state.column_limit or 0)
+        used = {cell for column in theirs.columns if column.name in followed or (room and column.name not in self._known)
+                for cell in column.sums}
+        return {cell: self._cell(fips, profiles[profile])
+                for cell, (fips, profile) in enumerate(theirs.cells) if cell in used}
+
+    def _merge_columns(self, theirs: TallyState, rows_before: int, cells: dict[int, int]) -> None:
         state = self._s
         their_columns = {column.name: column for column in theirs.columns}
         if state.column_limit is None and set(their_columns) != self._known:
@@ -672,7 +682,11 @@ class PortfolioTally:
         return peril in self._tops and (value_column is None or self._column(value_column) is not None)
 
     def _column(self, name: str | None) -> ColumnState | None:
-        return next((column for column in self._s.columns if column.name == name and column.followed), None)
+        state = self._s
+        column = next((column for column in state.columns if column.name == name), None)
+        if column is None and name is not None and state.column_limit is not None and not state.columns_closed:
+            return ColumnState(name, blank=state.rows)  # every column seen is followed: no row has this one
+        return column if column is not None and column.followed else None
 
     def summary(self, sector_names: Mapping[str, str] | None = None) -> PortfolioSummary:
         return self.answer(self.value_column, self.peril, sector_names)
@@ -752,7 +766,7 @@ def _add_by_rating(sums: list[dict[str, Any]], profile: list[str], amount: Any) 
         into[rating] = into.get(rating, 0) + amount
 
 
-def _add_column(column: ColumnState, theirs: ColumnState, cells: list[int]) -> None:
+def _add_column(column: ColumnState, theirs: ColumnState, cells: dict[int, int]) -> None:
     column.blank += theirs.blank
     column.unparsed += theirs.unparsed
     column.parsed += theirs.parsed
