@@ -170,6 +170,18 @@ def test_columns_past_the_limit_are_not_answered_and_a_tally_names_what_it_follo
     assert named.answers("a", "ERQK") and not named.answers("b", "ERQK") and not named.answers(None, COMPOSITE)
 
 
+def test_a_column_that_one_part_could_not_follow_is_summed_afresh_after_merging() -> None:
+    first = [{"row": 2, "input": {"a": "1", "b": "2"}}]
+    second = [{"row": 3, "input": {"c": "3", "d": "4", "a": "5"}}]  # its limit of 2 leaves 'a' out
+    whole, merged = every_variant(first + second, column_limit=2), every_variant(first, column_limit=2)
+    merged.merge(every_variant(second, start=1, column_limit=2))
+    assert whole.answer("a", COMPOSITE).value.total == 6.0  # type: ignore[union-attr]
+    # Past its limit, the second part's rows may hold any column: neither 'a' nor 'b' is followed.
+    assert [merged.answers(name, COMPOSITE) for name in "abc"] == [False, False, False]
+    assert [whole.answers(name, COMPOSITE) for name in "abc"] == [True, True, False]
+    assert merged.answer(None, "ERQK") == whole.answer(None, "ERQK")
+
+
 def test_a_column_first_seen_late_counts_the_rows_before_it_as_blank() -> None:
     book = [{"row": 2, "input": {"a": "1"}}, {"row": 3, "input": {"a": "2", "b": "5"}}, {"row": 4, "input": {}}]
     value = every_variant(book).answer("b", COMPOSITE).value
