@@ -435,11 +435,13 @@ class PortfolioTally:
             heapq.heapify(heap)
             self._tops[peril] = heap
         state.tops = {}
+        # The score a location must reach to be offered to a peril's top list (inf: no list).
+        self._floors = [math.inf] * len(PERIL_IDS)
+        for peril in self._tops:
+            self._set_floor(peril)
         # The hot loop of a million-row summary: field names are looked up once, here.
-        self._fields = [
-            (position, peril, score_field(peril), rating_field(peril), self._tops.get(peril))
-            for position, peril in enumerate(PERIL_IDS)
-        ]
+        self._fields = [(position, peril, score_field(peril), rating_field(peril))
+                        for position, peril in enumerate(PERIL_IDS)]
         self._known = {column.name for column in state.columns}
         self._tracts = _TractTally(state.tracts)
         self.value_column = state.columns[0].name if state.column_limit is None and state.columns else None
@@ -464,16 +466,16 @@ class PortfolioTally:
         if any(get(name) not in (None, "") for name in BUILDING_FIELDS):
             state.with_building += 1
         self._add_county(record)
-        bins, unknown, top_size = state.bins, state.unknown, self._top_size
+        bins, unknown, floors = state.bins, state.unknown, self._floors
         ratings = []
-        for position, peril, score_name, rating_name, heap in self._fields:
+        for position, peril, score_name, rating_name in self._fields:
             score = get(score_name)
             if score is None or score.__class__ is bool or not isinstance(score, int | float) or score != score:
                 unknown[position] += 1
             else:
                 bins[position][_bin(score)] += 1
-                if heap is not None and (len(heap) < top_size or score >= heap[0][0]):
-                    self._offer(peril, heap, index, record)
+                if score >= floors[position]:
+                    self._offer(peril, index, record)
             rating = get(rating_name)
             if rating.__class__ is not str or not rating:
                 rating = NO_RATING
@@ -557,11 +559,11 @@ class PortfolioTally:
             ranked = sorted(((h, s) for h, s in known if s is not None), key=lambda pair: -pair[1])
             county.top = [HazardScore(h.code, h.name, s) for h, s in ranked[:TOP_HAZARDS]]
 
-    def _offer(self, peril: str, heap: list[_Entry], index: int, record: Mapping[str, Any]) -> None:
-        score = _score(record.get(score_field(peril)))
-        if score is None or (len(heap) >= self._top_size and (score, -index) <= heap[0][:2]):
+    def _offer(self, peril: str, index: int, record: Mapping[str, Any]) -> None:
+        score, heap = _score(record.get(score_field(peril))), self._tops.get(peril)
+        if score is None or heap is None or (len(heap) >= self._top_size and (score, -index) <= heap[0][:2]):
             return
-        self._push(heap, RiskyLocation(
+        self._push(peril, RiskyLocation(
             index=index,
             row=record.get("row") if isinstance(record.get("row"), int) else index + 1,
             address=str(record.get("normalized_address") or _first_line(record.get("address"))),
@@ -576,12 +578,19 @@ class PortfolioTally:
             tract_nri_version=record.get(TRACT_NRI_VERSION) or None,
         ))
 
-    def _push(self, heap: list[_Entry], location: RiskyLocation) -> None:
+    def _push(self, peril: str, location: RiskyLocation) -> None:
+        heap = self._tops[peril]
         entry = (location.score, -location.index, location)
         if len(heap) < self._top_size:
             heapq.heappush(heap, entry)
         elif self._top_size and entry[:2] > heap[0][:2]:
             heapq.heapreplace(heap, entry)
+        self._set_floor(peril)
+
+    def _set_floor(self, peril: str) -> None:
+        heap = self._tops[peril]
+        full = len(heap) >= self._top_size
+        self._floors[PERIL_IDS.index(peril)] = (heap[0][0] if heap else math.inf) if full else -math.inf
 
     @staticmethod
     def _sector(record: Mapping[str, Any]) -> str:
@@ -636,7 +645,7 @@ class PortfolioTally:
                 known.top = list(county.top)
         for peril, locations in theirs.tops.items():
             for location in locations:
-                self._push(self._tops[peril], location)
+                self._push(peril, location)
         self._merge_columns(theirs, rows_before, cells)
         self._tracts.merge(theirs.tracts)
 
