@@ -5,7 +5,8 @@ passed through what an export's assembly passes them through (application/export
 portfolio tally of every variant and the viewer's index of rows, each record decoded once) and
 the tally is stored as assembly stores it; a batch of 1,000,000 rows is not run through geocoding
 here. Prints the seconds that tally adds to the assembly, then the summary use case's seconds
-(read the stored file, answer, name the sectors; a fresh service each, nothing kept) for the
+(read the stored file, answer, name the sectors, encode the route's JSON; a fresh service each,
+nothing kept; no HTTP, no sign-in, no database: a fake store gives the export) for the
 default summary, another peril, a value column, and both; with --stream, also the seconds of the
 one-pass summary that exports assembled before need for a value column, and peak memory.
 
@@ -38,6 +39,7 @@ from application.ports.accounts import AccessClaims  # noqa: E402
 from application.ports.batch import ExportFile  # noqa: E402
 from application.batch_files import write_bytes  # noqa: E402
 from domain.detailed_export import ANSWER_COLUMN_NAMES  # noqa: E402
+from entrypoints.http.portfolio_schema import portfolio_body  # noqa: E402
 from domain.perils import HAZARDS  # noqa: E402
 
 RATINGS = ["Very Low", "Relatively Low", "Relatively Moderate", "Relatively High", "Very High"]
@@ -111,9 +113,10 @@ async def assembled(files: LocalFileStore, key: str, default_only: bool) -> floa
 
 
 async def timed(service: PortfolioService, value_column: str | None, peril: str) -> tuple[float, float]:
-    """Wall and CPU seconds of one summary asked of the use case."""
+    """Wall and CPU seconds of one summary asked of the use case and encoded as the route answers it."""
     wall, cpu = time.perf_counter(), time.process_time()
     portfolio = await service.summary(AccessClaims(user_id="u"), "bench.csv", value_column=value_column, peril=peril)
+    msgspec.json.encode(portfolio_body(portfolio))
     assert portfolio.summary.ranked_by == peril and (value_column is None) == (portfolio.summary.value is None)
     return time.perf_counter() - wall, time.process_time() - cpu
 
@@ -134,7 +137,7 @@ async def run(rows: int, stream: bool) -> None:
         for column, peril in ((None, "composite"), (None, "ERQK"), ("tiv", "composite"), ("tiv", "HRCN")):
             service = PortfolioService(OneExport(export), files, SectorNames())  # type: ignore[arg-type]
             wall, cpu = await timed(service, column, peril)
-            print(f"  summary endpoint (use case), value column {column}, peril {peril}: {wall:.3f} s ({cpu:.3f} s CPU)")
+            print(f"  summary (use case + JSON), value column {column}, peril {peril}: {wall:.3f} s ({cpu:.3f} s CPU)")
         if stream:
             legacy = ExportFile(id="e", user_id="u", name="bench.csv", exported_at=None,  # type: ignore[arg-type]
                                 csv_key="exports/u/e.csv", detail_key="exports/u/e.jsonl", detail_columns=("policy", "tiv"))
