@@ -1,5 +1,5 @@
 """The detailed records passing into an export while it is assembled (application/batch.py), each
-decoded once for both files built from them: the portfolio tally of every variant and the export
+decoded once for both files built from them: the default portfolio summary and the export
 viewer's index of rows, whose rows' JSON is handed on as it is made (memory stays per-row small)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class ExportRecords:
     off the event loop, record_blocks.add_off_loop)."""
 
     def __init__(self) -> None:
-        self.summary = RecordTally.every_variant()
+        self.summary = RecordTally()
         self.rows_index = RowsIndexBuilder()
         self._decode = msgspec.json.Decoder(ExportRecordFields).decode
 

@@ -1,14 +1,14 @@
 """The portfolio summary endpoint's time for big batches. A detailed export of N rows is written to a
 file store, built like the batch job builds it (every column, perils, ratings, location and
 receipt), across 3,000 counties, with a value column with some bad cells. Its records are then
-passed through what an export's assembly passes them through (application/export_records.py: the
-portfolio tally of every variant and the viewer's index of rows, each record decoded once) and
-the tally is stored as assembly stores it; a batch of 1,000,000 rows is not run through geocoding
-here. Prints the seconds that tally adds to the assembly, then the summary use case's seconds
-(read the stored file, answer, name the sectors, encode the route's JSON; a fresh service each,
-nothing kept; no HTTP, no sign-in, no database: a fake store gives the export) for the
-default summary, another peril, a value column, and both; with --stream, also the seconds of the
-one-pass summary that exports assembled before need for a value column, and peak memory.
+tallied as an export's assembly tallies them (application/batch.py assemble: the portfolio tally
+of every variant) and the tally is stored as assembly stores it; a batch of 1,000,000 rows is not
+run through geocoding here. Prints the CPU seconds of that tally (and of the default one only, as
+assembly tallied before), then the summary use case's seconds (read the stored file, answer, name
+the sectors, encode the route's JSON; a fresh service each, nothing kept; no HTTP, no sign-in, no
+database: a fake store gives the export) for the default summary, another peril, a value column,
+and both; with --stream, also the seconds of the one pass that exports assembled before need for
+a value column; and peak memory.
 
     .venv/bin/python bench/portfolio.py --rows 100000 --stream
     .venv/bin/python bench/portfolio.py --rows 1000000
@@ -32,7 +32,6 @@ sys.path.insert(0, str(ROOT))
 
 from adapters.files.local import LocalFileStore  # noqa: E402
 from application.portfolio import PortfolioService  # noqa: E402
-from application.export_records import ExportRecords  # noqa: E402
 from application.portfolio_tally import RecordTally, encode_tally  # noqa: E402
 from application.record_blocks import feed_records  # noqa: E402
 from application.ports.accounts import AccessClaims  # noqa: E402
@@ -100,15 +99,13 @@ class SectorNames:
 
 
 async def assembled(files: LocalFileStore, key: str, default_only: bool) -> float:
-    """The seconds the records take through assembly's decoding, tally and rows index (CPU time
-    of this process: the machine is shared)."""
-    records = ExportRecords()
-    if default_only:  # as assembly was before: the default summary's tally only
-        records.summary = RecordTally()
+    """The CPU seconds (of this process: the machine is shared) that the records take through
+    assembly's tally (application/batch.py assemble: decode the fields read, tally)."""
+    summary = RecordTally() if default_only else RecordTally.every_variant()  # before: the default only
     start = time.process_time()
-    await feed_records(files.read(key), lambda block: (records.add_block(block), records.rows_index.take_rows()))
+    await feed_records(files.read(key), summary.add_block)
     if not default_only:
-        await write_bytes(files, "exports/u/e.summary", encode_tally(records.summary.tally))
+        await write_bytes(files, "exports/u/e.summary", encode_tally(summary.tally))
     return time.process_time() - start
 
 
@@ -128,7 +125,7 @@ async def run(rows: int, stream: bool) -> None:
         before = await assembled(files, "exports/u/e.jsonl", default_only=True)
         now = await assembled(files, "exports/u/e.jsonl", default_only=False)
         stored_size = len(b"".join([piece async for piece in files.read("exports/u/e.summary")]))
-        print(f"{rows:,} rows ({size / 1e6:.0f} MB of JSON Lines); assembly's decoding, tally and rows index: "
+        print(f"{rows:,} rows ({size / 1e6:.0f} MB of JSON Lines); assembly's decoding and tally: "
               f"{now:.1f} s CPU with the tally of every variant, {before:.1f} s with the default one only; "
               f"stored tally {stored_size / 1e3:.0f} kB")
         export = ExportFile(id="e", user_id="u", name="bench.csv", exported_at=None,  # type: ignore[arg-type]
