@@ -22,7 +22,7 @@ from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
-from application.portfolio_tally import RecordTally, encode_summary
+from application.portfolio_tally import RecordTally, encode_tally
 from application.record_blocks import add_off_loop
 from application.repeat_answers import RepeatAnswers
 from application.result_files import (
@@ -331,13 +331,13 @@ class BatchService:
         """The export's files from the chunks' results, in input order, streamed: memory holds one
         read buffer and the viewer's per-row arrays, whatever the export's size. The export
         viewer's index is merged from the chunks' own (result_files.merge_index_part); the
-        default portfolio summary is tallied from the detailed records as they pass. Both are
+        portfolio tally (every variant) is taken from the detailed records as they pass. Both are
         stored beside the export."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         now = self._clock.now()
         export_id = str(uuid.uuid4())
         keys = export_keys(job.user_id, export_id)
-        summary, index = RecordTally(), StoredIndexMerger()
+        summary, index = RecordTally.every_variant(), StoredIndexMerger()
         user_columns: tuple[str, ...] = ()
         expected_row = 0
         size = 0
@@ -359,7 +359,7 @@ class BatchService:
                 await rows_index.write(bytes(await merge_index_part(self._files, output, index)))
             await rows_index.write(index.stored_tail())
         try:
-            await write_bytes(self._files, keys.summary, encode_summary(summary.tally.summary()))
+            await write_bytes(self._files, keys.summary, encode_tally(summary.tally))
         except BaseException:
             await delete_files(self._files, [keys.csv, keys.detail, keys.rows_index])
             raise

@@ -1,7 +1,9 @@
 """A finished batch's portfolio summary (domain/portfolio.py), computed on the server from its
-detailed export, so the browser never downloads and re-parses the whole file. The default summary
-(no value column, composite peril) was built while the export was assembled and is read at once;
-another peril or a value column streams the stored records once (application/portfolio_tally.py)."""
+detailed export, so the browser never downloads and re-parses the whole file. The export's
+portfolio tally was taken while it was assembled, for every peril and the value of the upload's
+first columns, and is read at once; only a value column past those, or an export assembled before
+(whose stored summary is the default one: no value column, composite peril), streams the stored
+records once (application/portfolio_tally.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,13 @@ from dataclasses import dataclass
 
 from application.batch import NO_DETAIL, valid_export_name
 from application.errors import InvalidInput, NotFound
-from application.portfolio_tally import decode_summary, tally_pieces
+from application.portfolio_tally import decode_stored, tally_pieces
 from application.ports.accounts import AccessClaims
 from application.ports.batch import BatchStore, ExportFile
 from application.ports.files import FileStore
 from application.ports.lookup import NaicsClassifier
 from application.result_files import export_bytes
-from domain.portfolio import COMPOSITE, PERIL_IDS, PortfolioSummary, sectors_seen, with_sector_names
+from domain.portfolio import COMPOSITE, PERIL_IDS, PortfolioSummary, PortfolioTally, sectors_seen, with_sector_names
 
 UNKNOWN_PERIL = f"peril must be one of: {', '.join(PERIL_IDS)}."
 # A finished export never changes, so its summaries are kept: switching back to a peril or a
@@ -71,8 +73,13 @@ class PortfolioService:
         return portfolio
 
     async def _summary(self, export: ExportFile, value_column: str | None, peril: str) -> PortfolioSummary:
-        if value_column is None and peril == COMPOSITE and export.summary_key is not None:
-            return decode_summary(b"".join([piece async for piece in self._files.read(export.summary_key)]))
+        if export.summary_key is not None:
+            stored = decode_stored(b"".join([piece async for piece in self._files.read(export.summary_key)]))
+            if isinstance(stored, PortfolioTally):
+                if stored.answers(value_column, peril):
+                    return stored.answer(value_column, peril)
+            elif value_column is None and peril == COMPOSITE:
+                return stored
         records = await export_bytes(self._files, self._store, export, detailed=True)
         if records is None:
             raise NotFound(NO_DETAIL)

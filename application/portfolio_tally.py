@@ -1,6 +1,10 @@
 """The portfolio tally (domain/portfolio.py) fed from JSON Lines records as they stream by: while
-a batch's export is assembled (the default summary, stored with it) and when another peril or a
-value column is asked for (application/portfolio.py). One record is decoded at a time."""
+a batch's export is assembled (a tally of every variant, stored with it) and, for exports stored
+before that or a value column past the ones followed, when a summary is asked for
+(application/portfolio.py). One record is decoded at a time.
+
+The stored summary file is either a PortfolioSummary as JSON (exports assembled before: the
+default summary only) or the tally's state as MessagePack (any peril, the first columns' values)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from typing import Any
 import msgspec
 
 from application.record_blocks import decoded_records, feed_records, fields_struct
-from domain.portfolio import COMPOSITE, RECORD_FIELDS, PortfolioSummary, PortfolioTally
+from domain.portfolio import COMPOSITE, RECORD_FIELDS, PortfolioSummary, PortfolioTally, TallyState
 
 # Only the fields the summary reads (not the receipt, location...).
 SummaryFields = fields_struct("SummaryFields", RECORD_FIELDS)
@@ -19,10 +23,16 @@ SummaryFields = fields_struct("SummaryFields", RECORD_FIELDS)
 class RecordTally:
     """A PortfolioTally over blocks of whole JSON Lines records, numbered across the blocks."""
 
-    def __init__(self, value_column: str | None = None, peril: str = COMPOSITE) -> None:
-        self.tally = PortfolioTally(value_column, peril)
+    def __init__(self, value_column: str | None = None, peril: str = COMPOSITE,
+                 tally: PortfolioTally | None = None) -> None:
+        self.tally = tally or PortfolioTally(value_column, peril)
         self._index = 0
         self._decode = msgspec.json.Decoder(SummaryFields).decode
+
+    @classmethod
+    def every_variant(cls) -> RecordTally:
+        """The tally an export's assembly stores: any peril, the first columns' values."""
+        return cls(tally=PortfolioTally.every_variant())
 
     def add_block(self, block: bytes) -> None:
         for record in decoded_records(block, self._decode):
@@ -49,8 +59,32 @@ def tally_lines(detail: str, value_column: str | None, peril: str) -> PortfolioT
 
 
 def encode_summary(summary: PortfolioSummary) -> bytes:
+    """The format of exports assembled before the tally's state was stored (tests, benches)."""
     return msgspec.json.encode(summary)
 
 
+_state_encoder = msgspec.msgpack.Encoder()
+_state_decoder = msgspec.msgpack.Decoder(TallyState)
+
+
+def encode_tally(tally: PortfolioTally) -> bytes:
+    """The tally's state, to store, or to hand from a worker to the one merging."""
+    return _state_encoder.encode(tally.state())
+
+
+def decode_tally(content: bytes) -> PortfolioTally:
+    return PortfolioTally.from_state(_state_decoder.decode(content))
+
+
+def decode_stored(content: bytes) -> PortfolioTally | PortfolioSummary:
+    """A stored summary file: a tally (answers any variant it follows) or, stored before, the
+    default summary as JSON (a MessagePack map never starts with '{')."""
+    if content[:1] == b"{":
+        return msgspec.json.decode(content, type=PortfolioSummary)
+    return decode_tally(content)
+
+
 def decode_summary(content: bytes) -> PortfolioSummary:
-    return msgspec.json.decode(content, type=PortfolioSummary)
+    """The default summary (composite, no value column) of a stored summary file."""
+    stored = decode_stored(content)
+    return stored.answer(None, COMPOSITE) if isinstance(stored, PortfolioTally) else stored

@@ -3,7 +3,8 @@ result, written by the claim that answered it, and each export's files, assemble
 
 Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl|.rows` (the attempt is the claim's fencing token,
 so a claimant whose lease was taken over writes beside the winner, never over it) and
-`exports/<user>/<export id>.csv|.jsonl|.summary.json|.rows` (.rows: the viewer's index of its rows)."""
+`exports/<user>/<export id>.csv|.jsonl|.summary|.rows` (.summary: the portfolio tally, MessagePack,
+where exports assembled before hold a .summary.json; .rows: the viewer's index of its rows)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class ExportKeys:
 
 def export_keys(user_id: str, export_id: str) -> ExportKeys:
     stem = f"exports/{user_id}/{export_id}"
-    return ExportKeys(f"{stem}.csv", f"{stem}.jsonl", f"{stem}.summary.json", f"{stem}.rows")
+    return ExportKeys(f"{stem}.csv", f"{stem}.jsonl", f"{stem}.summary", f"{stem}.rows")
 
 
 def export_of_key(key: str) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections import Counter, defaultdict
+
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -80,6 +80,9 @@ def parse_value(cell: Any) -> float | None:
         return float(cell) if math.isfinite(cell) else None
     if not isinstance(cell, str):
         return None
+    if cell.isascii() and cell.isdigit():  # the common case, without the pattern
+        number = float(cell)
+        return number if math.isfinite(number) else None
     text = cell.strip()
     if text.startswith("'"):
         text = text[1:]
@@ -211,56 +214,143 @@ class PortfolioSummary:
 
 
 # --- one pass ---------------------------------------------------------------------------
+# The tally's state is plain data (dataclasses of numbers, strings, lists and dicts), so it can be
+# stored with the export and read back (application/portfolio_tally.py), and the tallies of two
+# consecutive parts of a batch merge into the tally of the whole (PortfolioTally.merge).
+#
+# Ratings are kept per "profile": the ratings of all 19 perils of a location, which the locations
+# of a county share. Counts by rating, sector x rating and the value summed by rating are read from
+# the rows (or value) per profile, for any peril, without a per-peril sum on every row.
+
+VALUE_COLUMN_LIMIT = 30  # a tally of every variant follows the value of the upload's first 30 columns
+
+
+def _zeros() -> list[int]:
+    return [0] * len(PERIL_IDS)
+
+
+def _bins() -> list[list[int]]:
+    return [[0] * BIN_COUNT for _ in PERIL_IDS]
 
 
 @dataclass(slots=True)
-class _Distribution:
-    bins: list[int] = field(default_factory=lambda: [0] * BIN_COUNT)
-    unknown: int = 0
-    high: int = 0
-    ratings: dict[str, int] = field(default_factory=dict)
+class TractState:
+    """The locations with census-tract scores (PERIL_IDS order in the per-peril lists)."""
+
+    locations: int = 0
+    other_release: int = 0
+    versions: dict[str, int] = field(default_factory=dict)
+    county_versions: dict[str, int] = field(default_factory=dict)
+    bins: list[list[int]] = field(default_factory=_bins)
+    unknown: list[int] = field(default_factory=_zeros)
+    high: list[int] = field(default_factory=_zeros)
+    county_high: list[int] = field(default_factory=_zeros)
 
 
 @dataclass(slots=True)
-class _TractDistribution:
-    bins: list[int] = field(default_factory=lambda: [0] * BIN_COUNT)
-    unknown: int = 0
-    high: int = 0
-    county_high: int = 0
+class CountyState:
+    name: str | None
+    state: str | None
+    locations: int = 0
+    composite: float | None = None
+    composite_rating: str | None = None
+    top: list[HazardScore] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ColumnState:
+    """One user column as a value: its cells counted, its numbers summed per cell of the tally."""
+
+    name: str
+    blank: int = 0
+    unparsed: int = 0
+    parsed: int = 0
+    total: float = 0.0
+    sums: dict[int, float] = field(default_factory=dict)  # cell -> value, cells in order of their first value
+    followed: bool = True  # False: merged from a part that could not follow it (summed afresh when asked)
+
+
+@dataclass(slots=True)
+class TallyState:
+    top_size: int = TOP_COUNT
+    ranked: list[str] = field(default_factory=lambda: [COMPOSITE])  # perils with a top list
+    column_limit: int | None = None  # None: the value columns were named; else found in the rows, up to this many
+    columns_closed: bool = False  # found: a column past the limit was seen
+    rows: int = 0
+    match_levels: dict[str, int] = field(default_factory=dict)
+    low_confidence: int = 0
+    not_located: int = 0
+    with_occupants: int = 0
+    with_building: int = 0
+    bins: list[list[int]] = field(default_factory=_bins)  # per peril (PERIL_IDS order)
+    unknown: list[int] = field(default_factory=_zeros)
+    profiles: list[list[str]] = field(default_factory=list)  # each: one rating per peril (NO_RATING for none)
+    profile_rows: list[int] = field(default_factory=list)
+    sectors: dict[str, dict[int, int]] = field(default_factory=dict)  # sector -> profile -> locations
+    cells: list[tuple[str | None, int]] = field(default_factory=list)  # (county or None, profile) with a value
+    counties: dict[str, CountyState] = field(default_factory=dict)
+    tops: dict[str, list[RiskyLocation]] = field(default_factory=dict)  # riskiest first (filled by state())
+    columns: list[ColumnState] = field(default_factory=list)
+    tracts: TractState = field(default_factory=TractState)
+
+
+def _add_counts(mine: dict[str, int], theirs: Mapping[str, int]) -> None:
+    for key, count in theirs.items():
+        mine[key] = mine.get(key, 0) + count
+
+
+def _add_lists(mine: list[int], theirs: list[int]) -> None:
+    for position, count in enumerate(theirs):
+        mine[position] += count
+
+
+def _most_common(counts: Mapping[str, int]) -> dict[str, int]:
+    """Most first; ties in the order first seen (as Counter.most_common)."""
+    return dict(sorted(counts.items(), key=lambda item: item[1], reverse=True))
 
 
 class _TractTally:
     """The locations with census-tract scores: read only when a record has some."""
 
-    def __init__(self) -> None:
-        self.locations = self.other_release = 0
-        self.versions: Counter[str] = Counter()
-        self.county_versions: Counter[str] = Counter()
-        self.distributions = {peril_id: _TractDistribution() for peril_id in PERIL_IDS}
+    def __init__(self, state: TractState) -> None:
+        self.state = state
         self._releases: dict[str | None, NriRelease | None] = {}  # a book has a handful of version texts
         self._fields = [
-            (self.distributions[p], TRACT_PREFIX + score_field(p), TRACT_PREFIX + rating_field(p), rating_field(p))
-            for p in PERIL_IDS
+            (position, TRACT_PREFIX + score_field(p), TRACT_PREFIX + rating_field(p), rating_field(p))
+            for position, p in enumerate(PERIL_IDS)
         ]
 
     def add(self, record: Mapping[str, Any]) -> None:
-        self.locations += 1
+        state = self.state
+        state.locations += 1
         # "1.20.0" and "1.20.0 (December 2025)" are the same release: grouped and compared as releases.
         release, county_release = self._release(record.get(TRACT_NRI_VERSION)), self._release(record.get(NRI_VERSION))
-        self.versions[release.label if release else UNKNOWN_VERSION] += 1
-        self.county_versions[county_release.label if county_release else UNKNOWN_VERSION] += 1
+        _add_counts(state.versions, {release.label if release else UNKNOWN_VERSION: 1})
+        _add_counts(state.county_versions, {county_release.label if county_release else UNKNOWN_VERSION: 1})
         if release and county_release and not release.same_as(county_release):
-            self.other_release += 1
-        for tally, score_name, rating_name, county_rating_name in self._fields:
+            state.other_release += 1
+        for position, score_name, rating_name, county_rating_name in self._fields:
             score = _score(record.get(score_name))
             if score is None:
-                tally.unknown += 1
+                state.unknown[position] += 1
             else:
-                tally.bins[_bin(score)] += 1
+                state.bins[position][_bin(score)] += 1
             if record.get(rating_name) in HIGH_RATINGS:
-                tally.high += 1
+                state.high[position] += 1
             if record.get(county_rating_name) in HIGH_RATINGS:
-                tally.county_high += 1
+                state.county_high[position] += 1
+
+    def merge(self, other: TractState) -> None:
+        state = self.state
+        state.locations += other.locations
+        state.other_release += other.other_release
+        _add_counts(state.versions, other.versions)
+        _add_counts(state.county_versions, other.county_versions)
+        for position in range(len(PERIL_IDS)):
+            _add_lists(state.bins[position], other.bins[position])
+        for mine, theirs in ((state.unknown, other.unknown), (state.high, other.high),
+                             (state.county_high, other.county_high)):
+            _add_lists(mine, theirs)
 
     def _release(self, version: Any) -> NriRelease | None:
         key = version if isinstance(version, str) else None
@@ -269,15 +359,16 @@ class _TractTally:
         return self._releases[key]
 
     def summary(self) -> TractSummary | None:
-        if not self.locations:
+        state = self.state
+        if not state.locations:
             return None
         return TractSummary(
-            locations=self.locations, by_version=dict(self.versions.most_common()),
-            county_versions=dict(self.county_versions.most_common()), other_release=self.other_release,
+            locations=state.locations, by_version=_most_common(state.versions),
+            county_versions=_most_common(state.county_versions), other_release=state.other_release,
             distributions=[
-                TractDistribution(peril=p, name=PERIL_NAMES[p], bins=list(t.bins), scored=sum(t.bins),
-                                  unknown=t.unknown, high=t.high, county_high=t.county_high)
-                for p, t in self.distributions.items()
+                TractDistribution(peril=p, name=PERIL_NAMES[p], bins=list(state.bins[i]), scored=sum(state.bins[i]),
+                                  unknown=state.unknown[i], high=state.high[i], county_high=state.county_high[i])
+                for i, p in enumerate(PERIL_IDS)
             ],
         )
 
@@ -291,25 +382,10 @@ def has_tract_scores(record: Mapping[str, Any]) -> bool:
     )
 
 
-@dataclass(slots=True)
-class _County:
-    name: str | None
-    state: str | None
-    locations: int = 0
-    value: float = 0.0
-    composite: float | None = None
-    composite_rating: str | None = None
-    top: list[HazardScore] = field(default_factory=list)
-
-
 def _score(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
-
-
-def _rating(value: Any) -> str:
-    return value if isinstance(value, str) and value else NO_RATING
 
 
 def _bin(score: float) -> int:
@@ -318,95 +394,163 @@ def _bin(score: float) -> int:
     return int(score // BIN_WIDTH) if score > 0 else 0
 
 
+_Entry = tuple[float, int, RiskyLocation]  # min-heap on (score, -index)
+
+
 class PortfolioTally:
     """Add the records in file order, then read `summary()`. `value_column` is one of the
-    user's columns; `peril` ranks the top list and splits the sectors by rating."""
+    user's columns; `peril` ranks the top list and splits the sectors by rating.
+
+    `PortfolioTally.every_variant()` follows every peril's top list and the value of the first
+    VALUE_COLUMN_LIMIT user columns, so that `answer(value_column, peril)` gives any summary
+    (`answers` says which). `state()` is the tally as plain data; `from_state` reads it back;
+    `merge` adds the tally of the records that follow (numbered after these) to this one: the
+    summary is the one tallied in one pass (value sums up to float rounding: they add in
+    another order)."""
 
     def __init__(self, value_column: str | None = None, peril: str = COMPOSITE, top: int = TOP_COUNT) -> None:
         if peril not in PERIL_IDS:
             raise ValueError(f"unknown peril {peril!r}")
-        self._value_column = value_column
-        self._peril = peril
-        self._top_size = top
-        self._rows = 0
-        self._match_levels: Counter[str] = Counter()
-        self._low_confidence = self._not_located = self._with_occupants = self._with_building = 0
-        self._distributions = {peril_id: _Distribution() for peril_id in PERIL_IDS}
-        self._counties: dict[str, _County] = {}
-        self._value_total = 0.0
-        self._value_parsed = self._value_unparsed = self._value_blank = 0
-        self._value_by_rating: dict[str, dict[str, float]] = {p: {} for p in PERIL_IDS}
-        self._top: list[tuple[float, int, RiskyLocation]] = []  # min-heap on (score, -index)
-        self._fields = [
-            (self._distributions[p], score_field(p), rating_field(p), self._value_by_rating[p]) for p in PERIL_IDS
-        ]
-        self._sectors: Counter[str] = Counter()
-        self._sector_ratings: dict[str, Counter[str]] = defaultdict(Counter)
-        self._tracts = _TractTally()
+        columns = [] if value_column is None else [ColumnState(value_column)]
+        self._setup(TallyState(top_size=top, ranked=[peril], columns=columns))
+
+    @classmethod
+    def every_variant(cls, top: int = TOP_COUNT, column_limit: int = VALUE_COLUMN_LIMIT) -> PortfolioTally:
+        return cls.from_state(TallyState(top_size=top, ranked=list(PERIL_IDS), column_limit=column_limit))
+
+    @classmethod
+    def from_state(cls, state: TallyState) -> PortfolioTally:
+        tally = cls.__new__(cls)
+        tally._setup(state)
+        return tally
+
+    def _setup(self, state: TallyState) -> None:
+        self._s = state
+        self._top_size = state.top_size
+        self._profile_ids = {tuple(profile): i for i, profile in enumerate(state.profiles)}
+        self._cell_ids = {(fips, profile): i for i, (fips, profile) in enumerate(state.cells)}
+        self._tops: dict[str, list[_Entry]] = {}
+        for peril in state.ranked:
+            heap = [(location.score, -location.index, location) for location in state.tops.get(peril, [])]
+            heapq.heapify(heap)
+            self._tops[peril] = heap
+        state.tops = {}
+        # The score a location must reach to be offered to a peril's top list (inf: no list).
+        self._floors = [math.inf] * len(PERIL_IDS)
+        for peril in self._tops:
+            self._set_floor(peril)
+        # The hot loop of a million-row summary: field names are looked up once, here.
+        self._fields = [(position, peril, score_field(peril), rating_field(peril))
+                        for position, peril in enumerate(PERIL_IDS)]
+        self._known = {column.name for column in state.columns}
+        self._tracts = _TractTally(state.tracts)
+        self.value_column = state.columns[0].name if state.column_limit is None and state.columns else None
+        self.peril = state.ranked[0] if len(state.ranked) == 1 else COMPOSITE
+
+    # --- adding records
 
     def add(self, index: int, record: Mapping[str, Any]) -> None:
-        self._rows += 1
-        located = record.get("status") != NOT_LOCATED and record.get("match_level") not in (None, "none")
+        state = self._s
+        get = record.get
+        state.rows += 1
+        located = get("status") != NOT_LOCATED and get("match_level") not in (None, "none")
         if located:
-            self._match_levels[str(record.get("match_level"))] += 1
+            level = str(get("match_level"))
+            state.match_levels[level] = state.match_levels.get(level, 0) + 1
         else:
-            self._not_located += 1
-        if record.get("low_confidence") in ("yes", True):
-            self._low_confidence += 1
-        if isinstance(record.get("occupant_count"), int) and record["occupant_count"] > 0:
-            self._with_occupants += 1
-        if any(record.get(name) not in (None, "") for name in BUILDING_FIELDS):
-            self._with_building += 1
-        value = self._value(record)
-        self._add_county(record, value)
-        # The hot loop of a million-row summary: field names are looked up once, in __init__.
-        for tally, score_name, rating_name, value_sums in self._fields:
-            score = record.get(score_name)
+            state.not_located += 1
+        if get("low_confidence") in ("yes", True):
+            state.low_confidence += 1
+        if isinstance(get("occupant_count"), int) and record["occupant_count"] > 0:
+            state.with_occupants += 1
+        if any(get(name) not in (None, "") for name in BUILDING_FIELDS):
+            state.with_building += 1
+        self._add_county(record)
+        bins, unknown, floors = state.bins, state.unknown, self._floors
+        ratings = []
+        for position, peril, score_name, rating_name in self._fields:
+            score = get(score_name)
             if score is None or score.__class__ is bool or not isinstance(score, int | float) or score != score:
-                tally.unknown += 1
+                unknown[position] += 1
             else:
-                tally.bins[_bin(score)] += 1
-            rating = record.get(rating_name)
+                bins[position][_bin(score)] += 1
+                if score >= floors[position]:
+                    self._offer(peril, index, record)
+            rating = get(rating_name)
             if rating.__class__ is not str or not rating:
                 rating = NO_RATING
-            ratings = tally.ratings
-            ratings[rating] = ratings.get(rating, 0) + 1
-            if rating in HIGH_RATINGS:
-                tally.high += 1
-            if value is not None:
-                value_sums[rating] = value_sums.get(rating, 0.0) + value
+            ratings.append(rating)
+        profile = self._profile(tuple(ratings))
+        state.profile_rows[profile] += 1
         if has_tract_scores(record):
             self._tracts.add(record)
-        self._add_top(index, record)
         sector = self._sector(record)
-        self._sectors[sector] += 1
-        self._sector_ratings[sector][_rating(record.get(rating_field(self._peril)))] += 1
+        by_profile = state.sectors.get(sector)
+        if by_profile is None:
+            by_profile = state.sectors[sector] = {}
+        by_profile[profile] = by_profile.get(profile, 0) + 1
+        if state.columns or (state.column_limit is not None and not state.columns_closed):
+            self._add_values(get("input"), get("county_fips"), profile)
 
-    def _value(self, record: Mapping[str, Any]) -> float | None:
-        if self._value_column is None:
-            return None
-        cell = (record.get("input") or {}).get(self._value_column)
-        if cell is None or (isinstance(cell, str) and not cell.strip()):
-            self._value_blank += 1
-            return None
-        value = parse_value(cell)
-        if value is None:
-            self._value_unparsed += 1
-        else:
-            self._value_parsed += 1
-            self._value_total += value
-        return value
+    def _profile(self, ratings: tuple[str, ...]) -> int:
+        profile = self._profile_ids.get(ratings)
+        if profile is None:
+            profile = self._profile_ids[ratings] = len(self._s.profiles)
+            self._s.profiles.append(list(ratings))
+            self._s.profile_rows.append(0)
+        return profile
 
-    def _add_county(self, record: Mapping[str, Any], value: float | None) -> None:
+    def _cell(self, fips: Any, profile: int) -> int:
+        key = (fips if isinstance(fips, str) and fips else None, profile)
+        cell = self._cell_ids.get(key)
+        if cell is None:
+            cell = self._cell_ids[key] = len(self._s.cells)
+            self._s.cells.append(key)
+        return cell
+
+    def _add_values(self, cells: Any, fips: Any, profile: int) -> None:
+        state = self._s
+        if not isinstance(cells, dict):
+            cells = {}
+        if state.column_limit is not None and not state.columns_closed and not cells.keys() <= self._known:
+            self._discover(cells)
+        cell = -1
+        for column in state.columns:
+            value = cells.get(column.name)
+            if value is None or (value.__class__ is str and not value.strip()):
+                column.blank += 1
+                continue
+            number = parse_value(value)
+            if number is None:
+                column.unparsed += 1
+                continue
+            column.parsed += 1
+            column.total += number
+            if column.followed:
+                if cell < 0:
+                    cell = self._cell(fips, profile)
+                sums = column.sums
+                sums[cell] = sums.get(cell, 0.0) + number
+
+    def _discover(self, cells: Mapping[str, Any]) -> None:
+        state = self._s
+        for name in cells:
+            if name in self._known:
+                continue
+            if len(state.columns) >= (state.column_limit or 0):
+                state.columns_closed = True
+                return
+            self._known.add(name)
+            state.columns.append(ColumnState(name, blank=state.rows - 1))  # the rows before had none
+
+    def _add_county(self, record: Mapping[str, Any]) -> None:
         fips = record.get("county_fips")
         if not isinstance(fips, str) or not fips:
             return
-        county = self._counties.get(fips)
+        county = self._s.counties.get(fips)
         if county is None:
-            county = self._counties[fips] = _County(record.get("county_name"), record.get("county_state"))
+            county = self._s.counties[fips] = CountyState(record.get("county_name"), record.get("county_state"))
         county.locations += 1
-        if value is not None:
-            county.value += value
         if county.composite is None and not county.top:
             # The county's own scores: every located record of it carries the same ones.
             county.composite = _score(record.get("Total_Score"))
@@ -415,14 +559,11 @@ class PortfolioTally:
             ranked = sorted(((h, s) for h, s in known if s is not None), key=lambda pair: -pair[1])
             county.top = [HazardScore(h.code, h.name, s) for h, s in ranked[:TOP_HAZARDS]]
 
-    def _add_top(self, index: int, record: Mapping[str, Any]) -> None:
-        score = _score(record.get(score_field(self._peril)))
-        if score is None:
+    def _offer(self, peril: str, index: int, record: Mapping[str, Any]) -> None:
+        score, heap = _score(record.get(score_field(peril))), self._tops.get(peril)
+        if score is None or heap is None or (len(heap) >= self._top_size and (score, -index) <= heap[0][:2]):
             return
-        key = (score, -index)
-        if len(self._top) >= self._top_size and key <= self._top[0][:2]:
-            return
-        location = RiskyLocation(
+        self._push(peril, RiskyLocation(
             index=index,
             row=record.get("row") if isinstance(record.get("row"), int) else index + 1,
             address=str(record.get("normalized_address") or _first_line(record.get("address"))),
@@ -430,17 +571,26 @@ class PortfolioTally:
             county_name=record.get("county_name"),
             state=record.get("county_state"),
             score=score,
-            rating=record.get(rating_field(self._peril)) or None,
+            rating=record.get(rating_field(peril)) or None,
             nri_version=record.get(NRI_VERSION) or None,
-            tract_score=_score(record.get(TRACT_PREFIX + score_field(self._peril))),
-            tract_rating=record.get(TRACT_PREFIX + rating_field(self._peril)) or None,
+            tract_score=_score(record.get(TRACT_PREFIX + score_field(peril))),
+            tract_rating=record.get(TRACT_PREFIX + rating_field(peril)) or None,
             tract_nri_version=record.get(TRACT_NRI_VERSION) or None,
-        )
-        entry = (score, -index, location)
-        if len(self._top) < self._top_size:
-            heapq.heappush(self._top, entry)
-        else:
-            heapq.heapreplace(self._top, entry)
+        ))
+
+    def _push(self, peril: str, location: RiskyLocation) -> None:
+        heap = self._tops[peril]
+        entry = (location.score, -location.index, location)
+        if len(heap) < self._top_size:
+            heapq.heappush(heap, entry)
+        elif self._top_size and entry[:2] > heap[0][:2]:
+            heapq.heapreplace(heap, entry)
+        self._set_floor(peril)
+
+    def _set_floor(self, peril: str) -> None:
+        heap = self._tops[peril]
+        full = len(heap) >= self._top_size
+        self._floors[PERIL_IDS.index(peril)] = (heap[0][0] if heap else math.inf) if full else -math.inf
 
     @staticmethod
     def _sector(record: Mapping[str, Any]) -> str:
@@ -452,55 +602,189 @@ class PortfolioTally:
                 return sector
         return NO_OCCUPANTS
 
+    # --- state and merging
+
+    def state(self) -> TallyState:
+        """The tally as plain data (shares this tally's lists: read it, do not change it)."""
+        tops = {peril: [entry[2] for entry in sorted(heap, key=lambda e: (-e[0], -e[1]))]
+                for peril, heap in self._tops.items()}
+        return replace(self._s, tops=tops)
+
+    def merge(self, other: PortfolioTally | TallyState) -> None:
+        """Adds the tally of the records after this one's (their indexes numbered after these)."""
+        theirs = other.state() if isinstance(other, PortfolioTally) else other
+        state = self._s
+        if (theirs.top_size, theirs.ranked, theirs.column_limit) != (state.top_size, state.ranked, state.column_limit):
+            raise ValueError("only tallies of the same kind merge")
+        rows_before = state.rows
+        state.rows += theirs.rows
+        _add_counts(state.match_levels, theirs.match_levels)
+        state.low_confidence += theirs.low_confidence
+        state.not_located += theirs.not_located
+        state.with_occupants += theirs.with_occupants
+        state.with_building += theirs.with_building
+        for position in range(len(PERIL_IDS)):
+            _add_lists(state.bins[position], theirs.bins[position])
+        _add_lists(state.unknown, theirs.unknown)
+        profiles = [self._profile(tuple(profile)) for profile in theirs.profiles]
+        for profile, rows in zip(profiles, theirs.profile_rows, strict=True):
+            state.profile_rows[profile] += rows
+        for sector, by_profile in theirs.sectors.items():
+            mine = state.sectors.setdefault(sector, {})
+            for profile, rows in by_profile.items():
+                mine[profiles[profile]] = mine.get(profiles[profile], 0) + rows
+        cells = self._merged_cells(theirs, profiles)
+        for fips, county in theirs.counties.items():
+            known = state.counties.get(fips)
+            if known is None:
+                state.counties[fips] = replace(county, top=list(county.top))
+                continue
+            known.locations += county.locations
+            if known.composite is None and not known.top:
+                known.composite, known.composite_rating = county.composite, county.composite_rating
+                known.top = list(county.top)
+        for peril, locations in theirs.tops.items():
+            for location in locations:
+                self._push(peril, location)
+        self._merge_columns(theirs, rows_before, cells)
+        self._tracts.merge(theirs.tracts)
+
+    def _merged_cells(self, theirs: TallyState, profiles: list[int]) -> dict[int, int]:
+        """Their cells as this tally's, those that a column followed here sums (in their order)."""
+        state = self._s
+        followed = {column.name for column in state.columns if column.followed}
+        room = not state.columns_closed and len(state.columns) < (state.column_limit or 0)
+        used = {cell for column in theirs.columns if column.name in followed or (room and column.name not in self._known)
+                for cell in column.sums}
+        return {cell: self._cell(fips, profiles[profile])
+                for cell, (fips, profile) in enumerate(theirs.cells) if cell in used}
+
+    def _merge_columns(self, theirs: TallyState, rows_before: int, cells: dict[int, int]) -> None:
+        state = self._s
+        their_columns = {column.name: column for column in theirs.columns}
+        if state.column_limit is None and set(their_columns) != self._known:
+            raise ValueError("only tallies of the same value column merge")
+        for column in state.columns:
+            their_column = their_columns.get(column.name)
+            if their_column is not None:
+                _add_column(column, their_column, cells)
+            elif theirs.columns_closed:  # their rows may hold it past their limit
+                column.followed, column.sums = False, {}
+            else:  # none of their rows has it
+                column.blank += theirs.rows
+        for their_column in theirs.columns:
+            if their_column.name in self._known:
+                continue
+            if state.columns_closed or len(state.columns) >= (state.column_limit or 0):
+                state.columns_closed = True
+                break
+            self._known.add(their_column.name)
+            column = ColumnState(their_column.name, blank=rows_before)  # none of these rows has it
+            _add_column(column, their_column, cells)
+            state.columns.append(column)
+        state.columns_closed = state.columns_closed or theirs.columns_closed
+
+    # --- the summary
+
+    def answers(self, value_column: str | None, peril: str) -> bool:
+        """Whether `answer` can give this summary."""
+        return peril in self._tops and (value_column is None or self._column(value_column) is not None)
+
+    def _column(self, name: str | None) -> ColumnState | None:
+        state = self._s
+        column = next((column for column in state.columns if column.name == name), None)
+        if column is None and name is not None and state.column_limit is not None and not state.columns_closed:
+            return ColumnState(name, blank=state.rows)  # every column seen is followed: no row has this one
+        return column if column is not None and column.followed else None
+
     def summary(self, sector_names: Mapping[str, str] | None = None) -> PortfolioSummary:
-        located = sum(self._match_levels.values())
+        return self.answer(self.value_column, self.peril, sector_names)
+
+    def answer(
+        self, value_column: str | None, peril: str, sector_names: Mapping[str, str] | None = None
+    ) -> PortfolioSummary:
+        if not self.answers(value_column, peril):
+            raise ValueError(f"this tally does not follow value column {value_column!r} with peril {peril!r}")
+        state = self._s
         headline = Headline(
-            rows=self._rows,
-            located=located,
-            located_by_match_level=dict(self._match_levels.most_common()),
-            low_confidence=self._low_confidence,
-            not_located=self._not_located,
-            with_occupants=self._with_occupants,
-            with_building_record=self._with_building,
+            rows=state.rows,
+            located=sum(state.match_levels.values()),
+            located_by_match_level=_most_common(state.match_levels),
+            low_confidence=state.low_confidence,
+            not_located=state.not_located,
+            with_occupants=state.with_occupants,
+            with_building_record=state.with_building,
         )
+        ratings: list[dict[str, int]] = [{} for _ in PERIL_IDS]
+        for profile, rows in zip(state.profiles, state.profile_rows, strict=True):
+            _add_by_rating(ratings, profile, rows)
         distributions = [
             PerilDistribution(
-                peril=peril_id, name=PERIL_NAMES[peril_id], bins=list(tally.bins), scored=sum(tally.bins),
-                unknown=tally.unknown, high=tally.high,
-                ratings=dict(sorted(tally.ratings.items(), key=lambda item: -item[1])),
+                peril=p, name=PERIL_NAMES[p], bins=list(state.bins[i]), scored=sum(state.bins[i]),
+                unknown=state.unknown[i], high=sum(n for rating, n in ratings[i].items() if rating in HIGH_RATINGS),
+                ratings=_most_common(ratings[i]),
             )
-            for peril_id, tally in self._distributions.items()
+            for i, p in enumerate(PERIL_IDS)
         ]
-        with_value = self._value_column is not None
+        column = self._column(value_column)
+        county_values: dict[str, float] = {}
+        by_rating: list[dict[str, float]] = [{} for _ in PERIL_IDS]
+        for cell, total in (column.sums if column else {}).items():
+            fips, profile = state.cells[cell]
+            if fips is not None:
+                county_values[fips] = county_values.get(fips, 0.0) + total
+            _add_by_rating(by_rating, state.profiles[profile], total)
         counties = [
             CountyExposure(
                 county_fips=fips, county_name=county.name, state=county.state, locations=county.locations,
                 composite_score=county.composite, composite_rating=county.composite_rating,
-                top_hazards=list(county.top), value=county.value if with_value else None,
+                top_hazards=list(county.top), value=county_values.get(fips, 0.0) if column else None,
             )
-            for fips, county in sorted(self._counties.items(), key=lambda item: (-item[1].locations, item[0]))
+            for fips, county in sorted(state.counties.items(), key=lambda item: (-item[1].locations, item[0]))
         ]
         value = None
-        if self._value_column is not None:
+        if column is not None:
             value = ValueSummary(
-                column=self._value_column, total=self._value_total, parsed=self._value_parsed,
-                unparsed=self._value_unparsed, blank=self._value_blank,
-                by_rating=[ValueByRating(p, dict(sums)) for p, sums in self._value_by_rating.items()],
+                column=column.name, total=column.total, parsed=column.parsed, unparsed=column.unparsed,
+                blank=column.blank, by_rating=[ValueByRating(p, by_rating[i]) for i, p in enumerate(PERIL_IDS)],
             )
-        riskiest = [location for _, _, location in sorted(self._top, key=lambda e: (-e[0], -e[1]))]
-        sectors = [
-            SectorMix(sector=sector, name=None, locations=count,
-                      ratings=dict(self._sector_ratings[sector].most_common()))
-            for sector, count in sorted(self._sectors.items(), key=lambda item: (-item[1], item[0]))
-        ]
+        riskiest = [entry[2] for entry in sorted(self._tops[peril], key=lambda e: (-e[0], -e[1]))]
+        position = PERIL_IDS.index(peril)
+        sectors = []
+        for sector, by_profile in state.sectors.items():
+            sector_ratings: dict[str, int] = {}
+            for profile, rows in by_profile.items():
+                rating = state.profiles[profile][position]
+                sector_ratings[rating] = sector_ratings.get(rating, 0) + rows
+            sectors.append(SectorMix(sector=sector, name=None, locations=sum(by_profile.values()),
+                                     ratings=_most_common(sector_ratings)))
+        sectors.sort(key=lambda mix: (-mix.locations, mix.sector))
         summary = PortfolioSummary(
-            headline, distributions, counties, value, self._peril, riskiest, sectors, self._tracts.summary()
+            headline, distributions, counties, value, peril, riskiest, sectors, self._tracts.summary()
         )
         return with_sector_names(summary, sector_names or {})
 
     @property
     def sectors_seen(self) -> set[str]:
-        return {sector for sector in self._sectors if sector != NO_OCCUPANTS}
+        return {sector for sector in self._s.sectors if sector != NO_OCCUPANTS}
+
+
+def _add_by_rating(sums: list[dict[str, Any]], profile: list[str], amount: Any) -> None:
+    for position, rating in enumerate(profile):
+        into = sums[position]
+        into[rating] = into.get(rating, 0) + amount
+
+
+def _add_column(column: ColumnState, theirs: ColumnState, cells: dict[int, int]) -> None:
+    column.blank += theirs.blank
+    column.unparsed += theirs.unparsed
+    column.parsed += theirs.parsed
+    column.total += theirs.total
+    if not theirs.followed:
+        column.followed, column.sums = False, {}
+    elif column.followed:
+        for cell, total in theirs.sums.items():
+            column.sums[cells[cell]] = column.sums.get(cells[cell], 0.0) + total
 
 
 def sectors_seen(summary: PortfolioSummary) -> set[str]:

@@ -225,7 +225,7 @@ class _OneExport:
     """A store holding one export of BOOK for its owner, its files in memory, counting reads of
     the detailed records."""
 
-    def __init__(self, with_summary: bool = False) -> None:
+    def __init__(self, with_summary: bool = False, with_tally: bool = False) -> None:
         import msgspec
 
         from application.ports.batch import ExportFile
@@ -250,6 +250,14 @@ class _OneExport:
 
             self.files.files["exports/ann/e1.summary.json"] = encode_summary(summarise(BOOK))
             self.file = replace(self.file, summary_key="exports/ann/e1.summary.json")
+        if with_tally:  # as assembled now: the tally of every variant
+            from application.portfolio_tally import encode_tally
+
+            tally = PortfolioTally.every_variant()
+            for index, item in enumerate(BOOK):
+                tally.add(index, item)
+            self.files.files["exports/ann/e1.summary"] = encode_tally(tally)
+            self.file = replace(self.file, summary_key="exports/ann/e1.summary")
 
     async def export(self, user_id: str, name: str):  # noqa: ANN201
         return self.file if (user_id, name) == ("ann", self.file.name) else None
@@ -295,3 +303,16 @@ async def test_the_default_summary_is_read_as_stored_and_equals_one_summed_afres
     assert "Accommodation and Food Services" in [mix.name for mix in from_store.summary.sectors]  # named when read
     await PortfolioService(stored, stored.files, _Titles()).summary(ann, "book_export.csv", peril="ERQK")
     assert stored.reads == 1  # another peril sums the stored records
+
+
+async def test_every_peril_and_value_column_is_answered_from_the_stored_tally_without_the_records() -> None:
+    from application.ports.accounts import AccessClaims
+    from application.portfolio import PortfolioService
+
+    stored, fresh = _OneExport(with_tally=True), _OneExport()
+    ann = AccessClaims(user_id="ann")
+    for column, peril in ((None, COMPOSITE), (None, "ERQK"), ("tiv", COMPOSITE), ("tiv", "VLCN")):
+        from_store = await PortfolioService(stored, stored.files, _Titles()).summary(ann, "book_export.csv", column, peril)  # type: ignore[arg-type]
+        summed = await PortfolioService(fresh, fresh.files, _Titles()).summary(ann, "book_export.csv", column, peril)  # type: ignore[arg-type]
+        assert from_store.summary == summed.summary and from_store.summary.ranked_by == peril
+    assert stored.reads == 0 and fresh.reads == 4
