@@ -22,14 +22,13 @@ from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
-from application.portfolio_tally import RecordTally, encode_tally
-from application.record_blocks import add_off_loop
+from application.portfolio_tally import encode_tally
 from application.repeat_answers import RepeatAnswers
 from application.result_files import (
     delete_files,
     export_bytes,
     export_keys,
-    merge_index_part,
+    merge_parts,
     primed,
     stored_bytes,
 )
@@ -47,7 +46,7 @@ from application.ports.batch import (
 )
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, JobChunks
 from application.ports.clock import Clock
-from application.ports.files import FileStore, whole_lines
+from application.ports.files import FileStore
 from application.ports.metrics import Metrics
 from application.ports.lookup import SearchStore, StoredSearch
 from application.ports.webhooks import BatchEndedListener, NoBatchEndedListener
@@ -60,6 +59,7 @@ from domain.export import export_header, export_rows, result_rows, rows_csv, to_
 from domain.detailed_export import ScoreTexts, input_record_json
 from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
 from domain.occupancy import ParsedAddress
+from domain.portfolio import PortfolioTally
 
 NO_DETAIL = (
     "This export has no detailed version: it was made from rows a client sent, or before detailed "
@@ -329,15 +329,15 @@ class BatchService:
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
         """The export's files from the chunks' results, in input order, streamed: memory holds one
-        read buffer and the viewer's per-row arrays, whatever the export's size. The export
-        viewer's index is merged from the chunks' own (result_files.merge_index_part); the
-        portfolio tally (every variant) is taken from the detailed records as they pass. Both are
-        stored beside the export."""
+        read buffer, the viewer's per-row arrays and the tally, whatever the export's size. The
+        viewer's index of rows and the portfolio tally (every variant) are merged from the parts
+        each chunk made of its records (result_files.merge_parts), and stored beside the export:
+        no record is decoded here."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         now = self._clock.now()
         export_id = str(uuid.uuid4())
         keys = export_keys(job.user_id, export_id)
-        summary, index = RecordTally.every_variant(), StoredIndexMerger()
+        tally, index = PortfolioTally.every_variant(), StoredIndexMerger()
         user_columns: tuple[str, ...] = ()
         expected_row = 0
         size = 0
@@ -349,17 +349,15 @@ class BatchService:
             async for output in results:
                 expected_row = next_row_after(output.plan, expected_row)
                 user_columns = user_columns or output.detail_columns
-                async for piece in stored_bytes(self._files, output.lines_key, output.legacy_lines):
-                    await lines.write(piece)
-                    size += len(piece)
-                async for block in whole_lines(stored_bytes(self._files, output.detail_key, output.legacy_detail)):
-                    await detail.write(block)
-                    size += len(block)
-                    await add_off_loop(summary.add_block, block)
-                await rows_index.write(bytes(await merge_index_part(self._files, output, index)))
+                for writer, key, legacy in ((lines, output.lines_key, output.legacy_lines),
+                                            (detail, output.detail_key, output.legacy_detail)):
+                    async for piece in stored_bytes(self._files, key, legacy):
+                        await writer.write(piece)
+                        size += len(piece)
+                await rows_index.write(bytes(await merge_parts(self._files, output, index, tally)))
             await rows_index.write(index.stored_tail())
         try:
-            await write_bytes(self._files, keys.summary, encode_tally(summary.tally))
+            await write_bytes(self._files, keys.summary, encode_tally(tally))
         except BaseException:
             await delete_files(self._files, [keys.csv, keys.detail, keys.rows_index])
             raise

@@ -20,9 +20,10 @@ class ExportRecords:
     """Blocks of records given to `add_block` (synchronous pure CPU: the caller moves large blocks
     off the event loop, record_blocks.add_off_loop)."""
 
-    def __init__(self) -> None:
-        self.summary = RecordTally()
-        self.rows_index = RowsIndexBuilder()
+    def __init__(self, first_index: int = 0) -> None:
+        # A chunk's records: numbered from the chunk's first row, as in the export.
+        self.summary = RecordTally.every_variant(first_index)
+        self.rows_index = RowsIndexBuilder(first_index)
         self._decode = msgspec.json.Decoder(ExportRecordFields).decode
 
     def add_block(self, block: bytes) -> None:

@@ -24,15 +24,15 @@ class RecordTally:
     """A PortfolioTally over blocks of whole JSON Lines records, numbered across the blocks."""
 
     def __init__(self, value_column: str | None = None, peril: str = COMPOSITE,
-                 tally: PortfolioTally | None = None) -> None:
+                 tally: PortfolioTally | None = None, first_index: int = 0) -> None:
         self.tally = tally or PortfolioTally(value_column, peril)
-        self._index = 0
+        self._index = first_index
         self._decode = msgspec.json.Decoder(SummaryFields).decode
 
     @classmethod
-    def every_variant(cls) -> RecordTally:
+    def every_variant(cls, first_index: int = 0) -> RecordTally:
         """The tally an export's assembly stores: any peril, the first columns' values."""
-        return cls(tally=PortfolioTally.every_variant())
+        return cls(tally=PortfolioTally.every_variant(), first_index=first_index)
 
     def add_block(self, block: bytes) -> None:
         for record in decoded_records(block, self._decode):

@@ -1,7 +1,7 @@
 """Where a batch's results live in the file store (application/ports/files.py): each chunk's
 result, written by the claim that answered it, and each export's files, assembled from them.
 
-Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl|.rows` (the attempt is the claim's fencing token,
+Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl|.rows|.tally` (the attempt is the claim's fencing token,
 so a claimant whose lease was taken over writes beside the winner, never over it) and
 `exports/<user>/<export id>.csv|.jsonl|.summary|.rows` (.summary: the portfolio tally, MessagePack,
 where exports assembled before hold a .summary.json; .rows: the viewer's index of its rows)."""
@@ -11,13 +11,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
+import msgspec
+
 from application.batch_files import pieces, write_bytes, write_text
 from application.errors import NotFound
 from application.ports.batch import BatchStore, ExportFile
-from application.ports.chunks import ChunkFiles, ChunkOutput, ChunkResult, ClaimedChunk, index_part_key
+from application.export_records import ExportRecords
+from application.ports.chunks import ChunkFiles, ChunkOutput, ChunkResult, ClaimedChunk, part_keys
 from application.ports.files import FileStore
+from application.portfolio_tally import decode_tally, encode_tally
 from application.record_blocks import add_off_loop, feed_records
-from application.rows_index import RowsIndexBuilder, StoredIndexMerger, UnreadableIndex
+from application.rows_index import StoredIndexMerger, UnreadableIndex
+from domain.portfolio import PortfolioTally
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,32 +45,50 @@ def export_of_key(key: str) -> str | None:
 
 
 async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult) -> ChunkFiles:
-    """The chunk's result as this claim's files: its export lines, its detailed records and the
-    viewer's index of its rows. Indexed here, by whichever worker ran the chunk, so the export's
-    assembly, done once by one process, merges small indexes instead of decoding every record."""
+    """The chunk's result as this claim's files: its export lines, its detailed records, and what
+    the export makes of them: the viewer's index of its rows and the portfolio tally. Made here,
+    by whichever worker ran the chunk, so the export's assembly, done once by one process, merges
+    small parts instead of decoding every record."""
     stem = f"jobs/{chunk.job_id}/out/{chunk.plan.index}.a{chunk.attempt}"
     lines_key, detail_key = f"{stem}.lines", f"{stem}.jsonl"
     detail = result.detail.encode()
-    index = RowsIndexBuilder(first_index=chunk.plan.first_row)
-    await add_off_loop(index.add_block, detail)
+    records = ExportRecords(first_index=chunk.plan.first_row)
+    await add_off_loop(records.add_block, detail)
     lines_bytes = await write_text(files, lines_key, result.lines)
     detail_bytes = await write_bytes(files, detail_key, detail)
-    await write_bytes(files, index_part_key(detail_key), index.stored())
+    parts = part_keys(detail_key)
+    await write_bytes(files, parts.rows_index, records.rows_index.stored())
+    await write_bytes(files, parts.tally, encode_tally(records.summary.tally))
     return ChunkFiles(lines_key, lines_bytes, detail_key, detail_bytes, result.detail_columns,
                       rows_failed=result.rows_failed, error=result.error)
 
 
-async def merge_index_part(files: FileStore, output: ChunkOutput, index: StoredIndexMerger) -> memoryview:
-    """The chunk's index part taken into the export's index; gives the part's rows' JSON to copy.
-    A chunk from before parts, or whose part is damaged, is indexed from its records now."""
+async def merge_parts(files: FileStore, output: ChunkOutput, index: StoredIndexMerger, tally: PortfolioTally
+                      ) -> memoryview:
+    """The chunk's parts taken into the export's index and tally; gives the part's rows' JSON to
+    copy into the index's file. A chunk from before parts, or whose parts are missing or damaged,
+    has them made from its records now."""
     if output.detail_key is not None:
+        parts = part_keys(output.detail_key)
         try:
-            return index.part_rows(b"".join([piece async for piece in files.read(index_part_key(output.detail_key))]))
-        except (NotFound, UnreadableIndex):
+            rows_part = await collected(files.read(parts.rows_index))
+            tally_part = decode_tally(await collected(files.read(parts.tally)))
+            rows = index.part_rows(rows_part)  # checks the part before taking it in
+        except (NotFound, UnreadableIndex, msgspec.DecodeError, msgspec.ValidationError):
             pass
-    built = RowsIndexBuilder(first_index=output.plan.first_row)
-    await feed_records(stored_bytes(files, output.detail_key, output.legacy_detail), built.add_block)
-    return index.part_rows(built.stored())
+        else:
+            tally.merge(tally_part)
+            return rows
+    records = ExportRecords(first_index=output.plan.first_row)
+    await feed_records(stored_bytes(files, output.detail_key, output.legacy_detail), records.add_block)
+    rows = index.part_rows(records.rows_index.stored())
+    tally.merge(records.summary.tally)
+    return rows
+
+
+async def collected(pieces: AsyncIterator[bytes]) -> bytes:
+    """A small file whole (a chunk's part)."""
+    return b"".join([piece async for piece in pieces])
 
 
 async def delete_files(files: FileStore, keys: Iterable[str]) -> None:

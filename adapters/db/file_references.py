@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.batch_tables import BatchChunkRow, ExportFileRow, UploadedFileRow
 from application.batch_files import job_of_key
-from application.ports.chunks import index_part_key
+from application.ports.chunks import part_keys
 from application.result_files import export_of_key
 
 
@@ -32,8 +32,9 @@ class SqlFileReferences:
                     select(BatchChunkRow.input_key, BatchChunkRow.lines_key, BatchChunkRow.detail_key)
                     .where(BatchChunkRow.job_id.in_(jobs))
                 ):
-                    # A chunk's index part is named after its records (ports/chunks.py).
-                    named.update((input_key, lines_key, detail_key, detail_key and index_part_key(detail_key)))
+                    named.update((input_key, lines_key, detail_key))
+                    if detail_key:  # its parts are named after its records (ports/chunks.py)
+                        named.update((part_keys(detail_key).rows_index, part_keys(detail_key).tally))
             if exports:
                 for row in await session.execute(
                     select(ExportFileRow.csv_key, ExportFileRow.detail_key, ExportFileRow.summary_key,

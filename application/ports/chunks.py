@@ -58,11 +58,18 @@ class ChunkResult:
         return self.error is not None
 
 
-def index_part_key(detail_key: str) -> str:
-    """The export viewer's index of a chunk's rows, stored beside its detailed records by the
-    claim that wrote them (application/result_files.py). Named after them rather than kept in a
-    column: a chunk from before has none, and the export's assembly indexes its records itself."""
-    return detail_key.removesuffix(".jsonl") + ".rows"
+@dataclass(frozen=True, slots=True)
+class PartKeys:
+    rows_index: str  # the export viewer's index of the chunk's rows
+    tally: str  # the portfolio tally of its records
+
+
+def part_keys(detail_key: str) -> PartKeys:
+    """What a chunk's claim made of its detailed records for the export, stored beside them
+    (application/result_files.py). Named after them rather than kept in columns: a chunk from
+    before has none, and the export's assembly makes them from its records itself."""
+    stem = detail_key.removesuffix(".jsonl")
+    return PartKeys(f"{stem}.rows", f"{stem}.tally")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +90,9 @@ class ChunkFiles:
         return self.error is not None
 
     @property
-    def keys(self) -> tuple[str, str, str]:
-        return self.lines_key, self.detail_key, index_part_key(self.detail_key)
+    def keys(self) -> tuple[str, ...]:
+        parts = part_keys(self.detail_key)
+        return self.lines_key, self.detail_key, parts.rows_index, parts.tally
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +109,9 @@ class ChunkOutput:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        parts = (index_part_key(self.detail_key),) if self.detail_key else ()
-        return tuple(key for key in (self.lines_key, self.detail_key) if key) + parts
+        parts = part_keys(self.detail_key) if self.detail_key else None
+        return tuple(key for key in (self.lines_key, self.detail_key) if key) + (
+            (parts.rows_index, parts.tally) if parts else ())
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from adapters.files.local import LocalFileStore
 from application.portfolio_tally import decode_summary, tally_lines
 from application.rows_index import build_index, decode_stored
 from application.ports.batch import BatchJob
-from application.ports.chunks import ChunkOutput, ChunkResult, ChunkSource, ClaimedChunk, index_part_key
+from application.ports.chunks import ChunkOutput, ChunkResult, ChunkSource, ClaimedChunk, part_keys
 from application.result_files import write_chunk
 from domain.chunks import ChunkPlan
 from tests.fakes import in_memory_batch
@@ -48,9 +48,11 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
         outputs.append(ChunkOutput(claim.plan, written.lines_key, written.detail_key, written.detail_columns))
     chunk_bytes = sum((tmp_path / "files" / key).stat().st_size for output in outputs
                       for key in (output.lines_key, output.detail_key))
-    # A chunk from before index parts has none: its records are indexed while assembling.
+    # A chunk from before parts has none, and a part may be damaged: made from its records then.
     for output in outputs[::7]:
-        (tmp_path / "files" / index_part_key(output.detail_key)).unlink()
+        (tmp_path / "files" / part_keys(output.detail_key).rows_index).unlink()
+    for output in outputs[3::7]:
+        (tmp_path / "files" / part_keys(output.detail_key).tally).write_bytes(b"not a tally")
 
     async def results() -> AsyncIterator[ChunkOutput]:
         for output in outputs:
