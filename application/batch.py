@@ -261,9 +261,10 @@ class BatchService:
         if ended := await self._runner.split(job_id):
             await self._job_ended(ended)
 
-    async def run_chunk(self) -> bool:
-        """A chunk task: run the fairest chunk of any job. False when no chunk was waiting."""
-        turn = await self._runner.run_next()
+    async def run_chunk(self, split_waiting: bool = True) -> bool:
+        """A chunk task: run the fairest chunk of any job (splitting a job waiting to be, unless
+        told not to). False when no chunk was waiting."""
+        turn = await self._runner.run_next(split_waiting)
         for ended in turn.ended:
             await self._job_ended(ended)
         return turn.ran

@@ -150,10 +150,10 @@ class ChunkRunner:
 
     # --- a chunk task ----------------------------------------------------------------------
 
-    async def run_next(self) -> ChunkTurn:
+    async def run_next(self, split_waiting: bool = True) -> ChunkTurn:
         """Split the oldest job waiting to be split, if any (its own task may be queued behind a
-        big job's chunk tasks), then claim the fairest chunk and run it."""
-        ended = await self._split_waiting()
+        big job's chunk tasks) and `split_waiting`, then claim the fairest chunk and run it."""
+        ended = await self._split_waiting() if split_waiting else []
         now = self._clock.now()
         chunk = await self._chunks.claim(self._owner, now, now + self._policy.lease, self._policy.max_attempts)
         if chunk is None:

@@ -136,6 +136,7 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None
                     raise SystemExit(f"the batch failed: {job}\n{worker_logs()}")
                 export = client.get(f"/api/download/{job['export_filename']}").raise_for_status()
                 elapsed = time.perf_counter() - started
+                summaries = portfolio_times(client, job["export_filename"])
             if not workers:  # the server's local workers are its children
                 processes += [_Process(pid) for pid in child_pids(processes[0].pid)]
             # Each process on its own: a local worker is not the server's memory.
@@ -154,8 +155,24 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None
     print("  CPU seconds (since each process started): " + ", ".join(
         f"{'server' if n == 0 else f'worker {n}'} {_seconds(cpu)}" for n, cpu in enumerate(cpus))
         + (f"; {rows / sum(cpus):,.0f} rows per CPU-second in all" if None not in cpus else "; unreadable, so no rate"))
+    print("  portfolio summary over HTTP (first ask, then kept): " + ", ".join(
+        f"{what} {first:.2f} s / {again:.2f} s" for what, (first, again) in summaries.items()))
     if workers:
         print(work_shares(log_paths))
+
+
+def portfolio_times(client: httpx.Client, export_name: str) -> dict[str, tuple[float, float]]:
+    """Seconds to answer the export's portfolio summary (GET /api/exports/{name}/portfolio): the
+    default, another peril, and a value column of the upload (its 'Zip'), each asked twice."""
+    times = {}
+    for what, params in (("default", {}), ("peril ERQK", {"peril": "ERQK"}), ("value column Zip", {"value_column": "Zip"})):
+        seconds = []
+        for _ in range(2):
+            started = time.perf_counter()
+            client.get(f"/api/exports/{export_name}/portfolio", params=params).raise_for_status()
+            seconds.append(time.perf_counter() - started)
+        times[what] = (seconds[0], seconds[1])
+    return times
 
 
 def _seconds(cpu: float | None) -> str:

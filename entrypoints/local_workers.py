@@ -19,6 +19,9 @@ import subprocess
 import sys
 from typing import IO
 
+from dependency_injector import providers
+
+from application.ports.batch import QueueDepth
 from entrypoints.settings import PROJECT_ROOT, Settings
 
 log = logging.getLogger("perilscope.local_workers")
@@ -77,6 +80,19 @@ class LocalWorkers:
         self.processes = []
 
 
+class ClaimedFromTheDatabase:
+    """A local worker's JobQueue: sends no task (its loop claims whatever chunk is queued)."""
+
+    async def depth(self) -> QueueDepth:
+        return QueueDepth(waiting=0, taken=0)
+
+    async def enqueue(self, job_id: str) -> None:
+        return None
+
+    async def enqueue_chunks(self, count: int) -> None:
+        return None
+
+
 async def work(server_pid: int) -> None:
     """Run chunks while any wait, until told to stop or the server is gone."""
     from entrypoints.container import build_container
@@ -85,6 +101,9 @@ async def work(server_pid: int) -> None:
     settings = Settings.from_env()
     configure_logging(settings.log_level)
     container = build_container(settings)
+    # Tasks are the server's: this process claims queued chunks by itself, so what it would queue
+    # (a failed chunk's retry) goes nowhere but the database, where its loop finds it.
+    container.job_queue.override(providers.Object(ClaimedFromTheDatabase()))
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGTERM, signal.SIGINT):
@@ -95,7 +114,9 @@ async def work(server_pid: int) -> None:
     batch = container.batch()
     try:
         while not stopping.is_set() and os.getppid() == server_pid:
-            if await batch.run_chunk():
+            # Jobs are split by the server, whose in-process queue then sends it the chunk tasks:
+            # were a worker to split, its tasks would be its own, and the server's core idle.
+            if await batch.run_chunk(split_waiting=False):
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stopping.wait(), POLL_SECONDS)

@@ -331,3 +331,15 @@ async def test_a_repeated_address_is_answered_once_across_chunks_and_the_memory_
     for index in range(500):  # many answers: the bytes kept stay within the bound
         big.put("job", f"{index}", "x" * 90)
         assert big.bytes_kept <= 1000
+
+
+async def test_a_chunk_turn_told_not_to_split_leaves_a_waiting_job_to_the_server() -> None:
+    """A local worker's turn (entrypoints/local_workers.py) only claims: were it to split a job,
+    the chunk tasks would go to its own queue and the server would run none of them."""
+    w = world()
+    upload = await w.service.upload(ANN, "book.csv", csv_of(["1 A St", "2 B St", "3 C St"]))
+    job = await w.service.start(ANN, upload.id)
+    assert await w.service.run_chunk(split_waiting=False) is False
+    assert await w.service.job_chunks(ANN, job.id) is None and w.queue.chunk_tasks == 0
+    assert await w.service.run_chunk() is True  # a server's chunk task splits it, then runs a chunk
+    assert (await w.service.job_chunks(ANN, job.id)).total == 2
