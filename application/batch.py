@@ -356,7 +356,8 @@ class BatchService:
                         await writer.write(piece)
                         size += len(piece)
                 await rows_index.write(bytes(await merge_parts(self._files, output, index, tally)))
-            await rows_index.write(index.stored_tail())
+            for piece in index.stored_tail_pieces():  # the arrays read back or viewed, not copied whole
+                await rows_index.write(piece)
         try:
             await write_bytes(self._files, keys.summary, encode_tally(tally))
         except BaseException:

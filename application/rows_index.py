@@ -11,10 +11,11 @@ per array, with no per-row parse: the rows' JSON is decoded a page at a time, as
 from __future__ import annotations
 
 import sys
+import tempfile
 from array import array
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 
@@ -200,7 +201,7 @@ class RowsIndexBuilder:
         """What follows the rows' JSON in the stored index: the header and its length."""
         if self._rows:
             raise ValueError("Take the last rows (take_rows) before the stored index's tail.")
-        return _stored_tail(self._taken, self._ends, self._columns, self._codes, self._tally)
+        return b"".join(_stored_tail_pieces(self._taken, self._ends, self._columns, self._codes, self._tally))
 
     def stored(self) -> bytes:
         """The whole stored file (a chunk's part: small)."""
@@ -236,6 +237,9 @@ class StoredIndexMerger:
         self._ends = array("Q")
         self._columns = (array("H"), array("H"), array("H"))
         self._rows_bytes = 0
+        # Every SPILL_ROWS rows the arrays go to temporary files (ends, then the three columns), so
+        # the assembly's memory is the same for any row count (they were 14 bytes a row).
+        self._spilled: tuple[_SpillFile, ...] = ()
 
     def part_rows(self, part: bytes) -> memoryview:
         """The part's rows' JSON, its arrays and choices taken in (UnreadableIndex if damaged)."""
@@ -252,19 +256,37 @@ class StoredIndexMerger:
             column.extend(ours[code] for code in part_column)
         self._tally.add_choices(index.choices)
         self._rows_bytes += header_start
+        if len(self._ends) >= SPILL_ROWS:
+            self._spill()
         return memoryview(part)[:header_start]
 
+    def _spill(self) -> None:
+        arrays = (self._ends, *self._columns)
+        self._spilled = self._spilled or tuple(_SpillFile() for _ in arrays)
+        for spill, column in zip(self._spilled, arrays, strict=True):
+            with _little_endian(column) as view:
+                spill.write(view)
+            del column[:]
+
+    def stored_tail_pieces(self) -> Iterator[bytes | memoryview]:
+        """What follows the rows' JSON: the header and its length, in pieces to write in order;
+        the arrays are read back from their files a MB at a time, or are views of themselves,
+        never copied whole (each copy was 14 bytes a row, at the end of assembly, its peak)."""
+        return _stored_tail_pieces(self._rows_bytes, self._ends, self._columns, self._codes, self._tally,
+                                   self._spilled)
+
     def stored_tail(self) -> bytes:
-        return _stored_tail(self._rows_bytes, self._ends, self._columns, self._codes, self._tally)
+        return b"".join(self.stored_tail_pieces())
 
 
-def _stored_tail(rows_bytes: int, ends: array, columns: tuple[array, array, array],
-                 codes: tuple[_Codes, _Codes, _Codes], tally: ChoicesTally) -> bytes:
-    levels, counties, ratings = columns
-    return encode_header(StoredIndexHeader(
-        version=STORED_VERSION, rows_bytes=rows_bytes, ends=_little_endian(ends),
-        levels=_little_endian(levels), counties=_little_endian(counties), ratings=_little_endian(ratings),
-        codes=tuple(one.of for one in codes), choices=tally.choices(),
+def _stored_tail_pieces(rows_bytes: int, ends: array, columns: tuple[array, array, array],
+                        codes: tuple[_Codes, _Codes, _Codes], tally: ChoicesTally,
+                        spilled: tuple[_SpillFile, ...] = ()) -> Iterator[bytes | memoryview]:
+    arrays = [_Spilled(spill, _little_endian(column))
+              for spill, column in zip(spilled or (_SpillFile.none(),) * 4, (ends, *columns), strict=True)]
+    return header_pieces(StoredIndexHeader(
+        version=STORED_VERSION, rows_bytes=rows_bytes, ends=arrays[0], levels=arrays[1], counties=arrays[2],
+        ratings=arrays[3], codes=tuple(one.of for one in codes), choices=tally.choices(),
     ))
 
 
@@ -295,12 +317,13 @@ class UnreadableIndex(ValueError):
     """A stored index of another version, or damaged: the caller builds one from the records."""
 
 
-def _little_endian(column: array) -> bytes:
+def _little_endian(column: array) -> memoryview:
+    """The column's bytes, little-endian: a view of the array itself where the machine is."""
     if sys.byteorder == "little":
-        return column.tobytes()
+        return memoryview(column).cast("B")
     swapped = array(column.typecode, column)
     swapped.byteswap()
-    return swapped.tobytes()
+    return memoryview(swapped).cast("B")
 
 
 def _column(typecode: str, content: bytes) -> array:
@@ -314,9 +337,88 @@ def _column(typecode: str, content: bytes) -> array:
     return column
 
 
-def encode_header(index_parts: StoredIndexHeader) -> bytes:
-    header = msgspec.msgpack.encode(index_parts)
-    return header + len(header).to_bytes(_LENGTH_BYTES, "little")
+def header_pieces(index_parts: StoredIndexHeader) -> Iterator[bytes | memoryview]:
+    """The header as msgspec encodes it (an array of its fields, array_like), then its length; a
+    field given as a view (an array's bytes), or as spilled bytes, is written as a bin of its own,
+    read back a piece at a time, never copied whole."""
+    fields = [getattr(index_parts, name) for name in StoredIndexHeader.__struct_fields__]
+    length = 0
+    for piece in _field_pieces(fields):
+        length += len(piece)
+        yield piece
+    yield length.to_bytes(_LENGTH_BYTES, "little")
+
+
+def _field_pieces(fields: list[Any]) -> Iterator[bytes | memoryview]:
+    yield bytes([_FIXARRAY | len(fields)])
+    for value in fields:
+        if isinstance(value, memoryview):
+            yield _bin_prefix(value.nbytes)
+            yield value
+        elif isinstance(value, _Spilled):
+            yield _bin_prefix(value.nbytes)
+            yield from value.pieces()
+        else:
+            yield _ENCODE(value)
+
+
+SPILL_ROWS = 65536  # rows of arrays kept in memory before they go to a temporary file (0.9 MB)
+_READ_BYTES = 1 << 20
+
+
+class _SpillFile:
+    """An anonymous temporary file (gone when closed or collected) of one array's bytes."""
+
+    def __init__(self, opened: bool = True) -> None:
+        self._handle: IO[bytes] | None = tempfile.TemporaryFile() if opened else None  # noqa: SIM115 - closed once read
+        self.nbytes = 0
+
+    @classmethod
+    def none(cls) -> _SpillFile:
+        return cls(opened=False)
+
+    def write(self, content: memoryview) -> None:
+        assert self._handle is not None
+        self._handle.write(content)
+        self.nbytes += content.nbytes
+
+    def pieces(self) -> Iterator[bytes]:
+        if self._handle is None:
+            return
+        self._handle.seek(0)
+        while piece := self._handle.read(_READ_BYTES):
+            yield piece
+        self._handle.close()
+        self._handle = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Spilled:
+    """An array's bytes: those in its temporary file, then those still in memory."""
+
+    spill: _SpillFile
+    rest: memoryview
+
+    @property
+    def nbytes(self) -> int:
+        return self.spill.nbytes + self.rest.nbytes
+
+    def pieces(self) -> Iterator[bytes | memoryview]:
+        yield from self.spill.pieces()
+        yield self.rest
+
+
+_ENCODE = msgspec.msgpack.Encoder().encode
+_FIXARRAY = 0x90  # msgpack: an array of up to 15 items, its length in the low bits
+
+
+def _bin_prefix(length: int) -> bytes:
+    """msgpack's bin header, in the smallest form, as msgspec writes it."""
+    if length < 1 << 8:
+        return b"\xc4" + length.to_bytes(1, "big")
+    if length < 1 << 16:
+        return b"\xc5" + length.to_bytes(2, "big")
+    return b"\xc6" + length.to_bytes(4, "big")
 
 
 def decode_stored(content: bytearray) -> RowsIndex:

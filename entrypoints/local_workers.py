@@ -125,4 +125,7 @@ async def work(server_pid: int) -> None:
 
 
 if __name__ == "__main__":
+    from entrypoints.memory import limit_malloc_arenas
+
+    limit_malloc_arenas()  # before any thread starts
     asyncio.run(work(int(sys.argv[1])))

@@ -5,6 +5,10 @@ PERILSCOPE_WORKER_METRICS_PORT serves its metrics (adapters/metrics/http_server.
 
 from __future__ import annotations
 
+from entrypoints.memory import limit_malloc_arenas
+
+limit_malloc_arenas()  # before any thread starts
+
 from taskiq import TaskiqEvents, TaskiqState
 
 from adapters.jobs.taskiq_queue import BATCH_TASK, CHUNK_TASK, make_broker

@@ -68,9 +68,14 @@ class ReferenceData:
     tracts: dict[str, tuple[TractScores, ...]] = field(default_factory=dict)
     zip_shares: dict[str, tuple[CountyShare, ...]] = field(default_factory=dict)
     zip_state: dict[str, str] = field(default_factory=dict)
-    # (state, place key) → county → share of the place's population, from the best source that
-    # knows the place (Geocorr, then Census towns and townships, then SimpleMaps cities).
-    place_shares: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
+    # (state, place key) → (county, share of the place's population) pairs, from the best source
+    # that knows the place (Geocorr, then Census towns and townships, then SimpleMaps cities).
+    # Pairs, not a dict per place: tens of thousands of them (place_counties() gives the dict).
+    place_shares: dict[tuple[str, str], tuple[tuple[str, float], ...]] = field(default_factory=dict)
+
+    def place_counties(self, state: str, place: str) -> dict[str, float] | None:
+        pairs = self.place_shares.get((state, place))
+        return dict(pairs) if pairs else None
     centroid_by_zip: dict[str, tuple[float, float]] = field(default_factory=dict)
     businesses_by_key: dict[BuildingKey, list[Business]] = field(default_factory=dict)
     building_by_key: dict[BuildingKey, Building] = field(default_factory=dict)
@@ -182,15 +187,19 @@ async def _load_county_shares(session: AsyncSession, data: ReferenceData) -> Non
         if row.preferred_state:
             data.zip_state[zip5] = _shared(row.preferred_state)  # USPS's own state wins
     data.zip_shares = {zip5: tuple(candidates) for zip5, candidates in shares.items()}
-    by_source: dict[str, dict[tuple[str, str], dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
-    place_rows = select(PlaceCountyRow.state, PlaceCountyRow.place_key, PlaceCountyRow.county_fips,
-                        PlaceCountyRow.share, PlaceCountyRow.source)
-    async for row in _streamed(session, place_rows):
-        counties = by_source[row.source][(_shared(row.state), row.place_key)]
-        county_fips = _shared(row.county_fips)
-        counties[county_fips] = max(counties.get(county_fips, 0.0), row.share or 0.0)
-    for source in reversed(PLACE_SOURCES_BEST_FIRST):  # better sources overwrite
-        data.place_shares.update(by_source.get(source, {}))
+    # The best source first; a place it knows is skipped in the others (their rows were read and
+    # dropped before: garbage scattered through the index's memory, which stayed resident).
+    for source in PLACE_SOURCES_BEST_FIRST:
+        of_source: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+        place_rows = (select(PlaceCountyRow.state, PlaceCountyRow.place_key, PlaceCountyRow.county_fips,
+                             PlaceCountyRow.share).where(PlaceCountyRow.source == source))
+        async for row in _streamed(session, place_rows):
+            if (row.state, row.place_key) in data.place_shares:
+                continue
+            counties = of_source[(_shared(row.state), row.place_key)]
+            county_fips = _shared(row.county_fips)
+            counties[county_fips] = max(counties.get(county_fips, 0.0), row.share or 0.0)
+        data.place_shares.update((place, tuple(counties.items())) for place, counties in of_source.items())
 
 
 def _scores(row: NriCountyRow | NriTractRow) -> PerilScores:
@@ -275,7 +284,7 @@ class ZipAndPlaceCountyLocator:
             zip_shares, retired = (CountyShare(primary.county_fips, 1.0),), True
         zip_state = data.zip_state.get(address.zip5)
         # A place is looked up in the state the address names; a ZIP of another state says nothing about it.
-        place = data.place_shares.get((state or zip_state or "", place_key(address.city or ""))) if address.city else None
+        place = data.place_counties(state or zip_state or "", place_key(address.city or "")) if address.city else None
         choice = choose_county(zip_shares or (), place or {})
         if zip_shares is None:
             choice = with_note(choice, f"ZIP code {address.zip5} is not a ZIP code we know (it may be new, retired or mistyped).")

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 
-from zxcvbn import zxcvbn
-
 from domain.accounts import PASSWORD_MAX_LENGTH
 
 # zxcvbn's scale: 3 is 10^8 guesses or more, "safely unguessable" for an online attacker and
@@ -25,6 +23,10 @@ class ZxcvbnPasswordStrength:
         return await asyncio.to_thread(self._weakness, password, personal)
 
     def _weakness(self, password: str, personal: list[str]) -> str | None:
+        # Imported at the first check, not with the server: its dictionaries are 13 MB, which a
+        # server that only runs lookups and batches never needs (issue #13: under 300 MB).
+        from zxcvbn import zxcvbn
+
         words = [part for value in personal for part in value.replace("@", " ").replace(".", " ").split() if part]
         result = zxcvbn(password, user_inputs=words, max_length=PASSWORD_MAX_LENGTH)
         if result["score"] >= MIN_SCORE:

@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[2]
-NOT_FOR_THE_EMBEDDED_SERVER = ("pandas", "numpy", "boto3", "botocore", "redis", "taskiq", "taskiq_redis", "xlsxwriter")
+NOT_FOR_THE_EMBEDDED_SERVER = ("pandas", "numpy", "boto3", "botocore", "redis", "taskiq", "taskiq_redis", "xlsxwriter",
+                               # 13 MB of dictionaries, imported at the first password check only
+                               "zxcvbn")
 SETTINGS_OF_OTHER_DEPLOYMENTS = ("PERILSCOPE_JOB_QUEUE", "PERILSCOPE_THROTTLE", "PERILSCOPE_FILE_STORE", "DATABASE_URL")
 
 
