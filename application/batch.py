@@ -312,7 +312,7 @@ class BatchService:
                 self._repeats.put(job_id, row.one_line, answer)
             lines.append(answer[0])
             details.append(_record_line(row, answer[1]))
-        return ChunkResult("".join(lines), "".join(details), user_columns)
+        return ChunkResult("".join(lines), b"".join(details), user_columns)
 
     def failed_rows(self, rows: Iterable[AddressRow], reason: str) -> ChunkResult:
         """Rows given up: each kept in its place, not located, with the reason and what to do."""
@@ -326,7 +326,7 @@ class BatchService:
             texts = self._answer_texts(not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED))
             lines.append(texts[0])
             details.append(_record_line(row, texts[1]))
-        return ChunkResult("".join(lines), "".join(details), user_columns, rows_failed=len(lines), error=reason)
+        return ChunkResult("".join(lines), b"".join(details), user_columns, rows_failed=len(lines), error=reason)
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
         """The export's files from the chunks' results, in input order, streamed: memory holds one
@@ -529,11 +529,12 @@ def _answer_bytes(answer: tuple[str, bytes]) -> int:
     return len(answer[0]) + len(answer[1])
 
 
-def _record_line(row: AddressRow, answer: bytes) -> str:
+def _record_line(row: AddressRow, answer: bytes) -> bytes:
     """One JSON Lines record: the row's own part, then its answer's (shared by repeats), joined
-    as JSON text so a repeated answer is encoded once."""
+    as JSON text so a repeated answer is encoded once. Kept as UTF-8 bytes: as a str, a record
+    with one non-ASCII letter (a county's 'ñ') would take two or four bytes a character."""
     own = input_record_json(row.line, row.extra, msgspec.json.encode)
-    return (own[:-1] + b"," + answer[1:] + b"\n").decode()
+    return own[:-1] + b"," + answer[1:] + b"\n"
 
 
 

@@ -51,7 +51,7 @@ async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult
     small parts instead of decoding every record."""
     stem = f"jobs/{chunk.job_id}/out/{chunk.plan.index}.a{chunk.attempt}"
     lines_key, detail_key = f"{stem}.lines", f"{stem}.jsonl"
-    detail = result.detail.encode()
+    detail = result.detail
     records = ExportRecords(first_index=chunk.plan.first_row)
     await add_off_loop(records.add_block, detail)
     lines_bytes = await write_text(files, lines_key, result.lines)

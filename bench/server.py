@@ -34,6 +34,7 @@ def running_server(workers: int = 1, extra_env: dict[str, str] | None = None, on
             **os.environ,
             "DATABASE_URL": f"sqlite+aiosqlite:///{tmp}/bench.db",
             "PERILSCOPE_ENV": "test",
+            "PERILSCOPE_WARM_REFERENCE_DATA": "true",  # as a real server does
             "PERILSCOPE_LOG_LEVEL": "WARNING",
             "PERILSCOPE_FILES_DIR": f"{tmp}/files",  # uploads and exports go with the database
             **(extra_env or {}),

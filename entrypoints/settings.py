@@ -91,6 +91,8 @@ class Settings:
     # Processes beside an embedded server that run batch chunks (entrypoints/local_workers.py);
     # from the environment: one per core but the server's, at most 3, and none in tests.
     local_workers: int = 0
+    # Load the reference data when the server starts, in the background (none in tests, unless asked).
+    warm_reference_data: bool = False
     # Files under jobs/ and exports/ that no row names, older than this, are a crash's leftovers:
     # deleted (application/orphan_files.py), every orphan_sweep_seconds in each process.
     orphan_file_age_seconds: float = 3600.0
@@ -175,6 +177,8 @@ class Settings:
             batch_lease_seconds=float(get("PERILSCOPE_BATCH_LEASE_SECONDS", str(defaults.batch_lease_seconds))),
             batch_sweep_seconds=float(get("PERILSCOPE_BATCH_SWEEP_SECONDS", str(defaults.batch_sweep_seconds))),
             local_workers=int(get("PERILSCOPE_LOCAL_WORKERS", str(default_local_workers(get("PERILSCOPE_ENV"))))),
+            warm_reference_data=(get("PERILSCOPE_WARM_REFERENCE_DATA") or
+                                 ("false" if get("PERILSCOPE_ENV") == "test" else "true")).lower() in {"1", "true", "yes"},
             orphan_file_age_seconds=float(get("PERILSCOPE_ORPHAN_FILE_AGE_SECONDS",
                                               str(defaults.orphan_file_age_seconds))),
             orphan_sweep_seconds=float(get("PERILSCOPE_ORPHAN_SWEEP_SECONDS", str(defaults.orphan_sweep_seconds))),

@@ -48,7 +48,7 @@ class ChunkResult:
     """A chunk's answered rows, in memory (bounded by the chunk's size) until written as files."""
 
     lines: str  # SPEC export lines of the chunk's rows, in order
-    detail: str  # detailed JSON Lines records, one per row
+    detail: bytes  # detailed JSON Lines records, one per row (UTF-8)
     detail_columns: tuple[str, ...]
     rows_failed: int = 0
     error: str | None = None  # set when the chunk is given up: its rows carry this reason

@@ -11,7 +11,7 @@ from entrypoints.http.control_characters import refuse_control_characters
 from entrypoints.http.cross_site import refuse_cross_site_requests
 from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
-from entrypoints.http.housekeeping import UploadPurger
+from entrypoints.http.housekeeping import ReferenceWarmup, UploadPurger
 from entrypoints.local_workers import LocalWorkers
 from entrypoints.sweeper import ChunkSweeper, OrphanFileSweeper
 from entrypoints.http.webhook_pump import WebhookPump
@@ -58,6 +58,7 @@ def create_app(container: Container) -> Litestar:
     orphan_sweeper = OrphanFileSweeper(lambda: container.orphan_files().sweep(), settings.orphan_sweep_seconds)
     webhook_pump = WebhookPump(container.webhooks())
     local_workers = LocalWorkers.for_settings(settings)
+    reference_warmup = ReferenceWarmup(container)
 
     async def close_webhook_sender() -> None:
         await container.webhook_sender().aclose()
@@ -73,8 +74,8 @@ def create_app(container: Container) -> Litestar:
         openapi_config=openapi_config(render_plugins=[SelfHostedSwagger()]),
         request_max_body_size=MAX_REQUEST_BODY_BYTES,
         on_startup=[resume_batch_jobs, upload_purger.start, chunk_sweeper.start, orphan_sweeper.start,
-                    webhook_pump.start, local_workers.start],
-        on_shutdown=[local_workers.stop, upload_purger.stop, chunk_sweeper.stop, orphan_sweeper.stop, stop_batch_jobs,
+                    webhook_pump.start, local_workers.start, reference_warmup.start],
+        on_shutdown=[reference_warmup.stop, local_workers.stop, upload_purger.stop, chunk_sweeper.stop, orphan_sweeper.stop, stop_batch_jobs,
                      webhook_pump.stop, close_webhook_sender,
                      dispose_engine, close_http_client],
         debug=False,

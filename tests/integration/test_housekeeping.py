@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from entrypoints.http.housekeeping import UploadPurger
+from entrypoints.http.housekeeping import ReferenceWarmup, UploadPurger
 
 
 class _Batch:
@@ -54,3 +54,39 @@ async def test_the_purge_repeats_survives_a_failure_and_stops() -> None:
     await asyncio.sleep(0)
     assert rounds >= 3 and batch.rounds == rounds  # nothing runs after stop
     assert container.keys.rounds >= 2  # old Idempotency-Keys go too, also in the round whose upload purge failed
+
+
+class _Index:
+    def __init__(self) -> None:
+        self.loads = 0
+        self.loaded = asyncio.Event()
+
+    async def data(self) -> None:
+        self.loads += 1
+        self.loaded.set()
+
+
+class _WarmedContainer:
+    def __init__(self, warm: bool) -> None:
+        self.index = _Index()
+        self._settings = type("S", (), {"warm_reference_data": warm})()
+
+    def settings(self):  # noqa: ANN201
+        return self._settings
+
+    def reference_index(self) -> _Index:
+        return self.index
+
+
+async def test_the_reference_data_is_loaded_when_the_server_starts_unless_told_not() -> None:
+    warmed = _WarmedContainer(warm=True)
+    warmup = ReferenceWarmup(warmed)  # type: ignore[arg-type]
+    await warmup.start()
+    await asyncio.wait_for(warmed.index.loaded.wait(), 5)
+    await warmup.stop()
+    assert warmed.index.loads == 1
+
+    cold = _WarmedContainer(warm=False)  # a test server
+    await ReferenceWarmup(cold).start()  # type: ignore[arg-type]
+    await asyncio.sleep(0.05)
+    assert cold.index.loads == 0

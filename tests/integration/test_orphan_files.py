@@ -36,7 +36,7 @@ async def _named_files(container: Container, files: FileStore, user_id: str) -> 
     chunks = container.chunk_store()
     assert await chunks.split(job_id, inputs, T0)
     claimed = await chunks.claim("host:1", T0, T0 + AGE, max_attempts=3)
-    written = await write_chunk(files, claimed, ChunkResult("lines\n", "{}\n", ()))
+    written = await write_chunk(files, claimed, ChunkResult("lines\n", b"{}\n", ()))
     assert await chunks.complete(claimed, written, T0)
     export_id = str(uuid.uuid4())
     keys = export_keys(user_id, export_id)

@@ -42,7 +42,7 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
     for index in range(CHUNKS):
         rows = range(index * ROWS_PER_CHUNK, (index + 1) * ROWS_PER_CHUNK)
         result = ChunkResult(lines="".join(f"{row} Main St,line\r\n" for row in rows),
-                             detail=b"".join(record(row) for row in rows).decode(), detail_columns=("policy",))
+                             detail=b"".join(record(row) for row in rows), detail_columns=("policy",))
         claim = ClaimedChunk("job-1", ChunkPlan(index, rows.start, len(rows)), ChunkSource(None, ""), 0, attempt=1, owner="w:1")
         written = await write_chunk(files, claim, result)
         outputs.append(ChunkOutput(claim.plan, written.lines_key, written.detail_key, written.detail_columns))
