@@ -1,8 +1,8 @@
 """Where a batch's results live in the file store (application/ports/files.py): each chunk's
 result, written by the claim that answered it, and each export's files, assembled from them.
 
-Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl|.rows|.tally` (the attempt is the claim's fencing token,
-so a claimant whose lease was taken over writes beside the winner, never over it) and
+Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl|.rows|.tally` (the attempt is the claim's
+fencing token, so a claimant whose lease was taken over writes beside the winner, never over it) and
 `exports/<user>/<export id>.csv|.jsonl|.summary|.rows` (.summary: the portfolio tally, MessagePack,
 where exports assembled before hold a .summary.json; .rows: the viewer's index of its rows)."""
 
@@ -51,11 +51,10 @@ async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult
     small parts instead of decoding every record."""
     stem = f"jobs/{chunk.job_id}/out/{chunk.plan.index}.a{chunk.attempt}"
     lines_key, detail_key = f"{stem}.lines", f"{stem}.jsonl"
-    detail = result.detail
     records = ExportRecords(first_index=chunk.plan.first_row)
-    await add_off_loop(records.add_block, detail)
+    await add_off_loop(records.add_block, result.detail)
     lines_bytes = await write_text(files, lines_key, result.lines)
-    detail_bytes = await write_bytes(files, detail_key, detail)
+    detail_bytes = await write_bytes(files, detail_key, result.detail)
     parts = part_keys(detail_key)
     await write_bytes(files, parts.rows_index, records.rows_index.stored())
     await write_bytes(files, parts.tally, encode_tally(records.summary.tally))

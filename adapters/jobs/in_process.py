@@ -27,13 +27,13 @@ class InProcessJobQueue:
         self._metrics = metrics or NoMetrics()
 
     async def enqueue(self, job_id: str) -> None:
-        self._spawn(self._service().run(job_id), f"batch-job-{job_id}")
+        self._spawn(lambda: self._service().run(job_id), f"batch-job-{job_id}")
 
     async def enqueue_chunks(self, count: int) -> None:
         for _ in range(count):
-            self._spawn(self._service().run_chunk(), "batch-chunk")
+            self._spawn(lambda: self._service().run_chunk(), "batch-chunk")
 
-    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+    def _spawn(self, work: Callable[[], Coroutine[Any, Any, Any]], name: str) -> None:
         task = asyncio.create_task(self._guarded(work), name=name)
         self._tasks.add(task)  # keep a reference until it ends
         task.add_done_callback(self._ended)
@@ -49,12 +49,14 @@ class InProcessJobQueue:
     def _report(self) -> None:
         self._metrics.job_queue_changed(waiting=len(self._tasks) - self._running, running=self._running)
 
-    async def _guarded(self, work: Coroutine[Any, Any, None]) -> None:
+    async def _guarded(self, work: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        # The coroutine is made once the task has its slot: a task cancelled while it waits (the
+        # server stopping) leaves no coroutine that was never awaited.
         async with self._slots:
             self._running += 1
             self._report()
             try:
-                await work
+                await work()
             except Exception:  # the job and chunk rows say what failed; the sweeper carries on
                 log.exception("batch task failed")
             finally:
