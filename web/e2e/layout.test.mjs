@@ -120,7 +120,7 @@ test('the admin/regular split bars are filled with a colour', async () => {
 test('a new page opens at the top; Back returns to where the page was left, Forward too', async () => {
   const { page, errors, context } = await openPage(browser);
   const scrollY = () => page.evaluate(() => window.scrollY);
-  const settlesAt = (y) => page.waitForFunction((target) => Math.abs(window.scrollY - target) <= 2, y);
+  const settlesAt = (y) => page.waitForFunction((target) => Math.abs(window.scrollY - target) <= 2, y).catch(async (e) => { throw new Error(`${e.message} at ${await page.evaluate(() => JSON.stringify([window.scrollY, document.documentElement.scrollHeight, innerHeight, location.pathname]))}`); });
 
   await page.goto('/privacy');
   await page.locator('.legal-section').nth(10).waitFor();

@@ -20,6 +20,12 @@ function loadPositions(): Map<string, number> {
 
 /** Scroll positions by history entry (location.key), kept across a reload of the tab. */
 const positions = loadPositions();
+/**
+ * While Back or Forward restores a position, the page may still be too short (its lazy chunk
+ * loading) and the browser clamps the scroll: that clamped position is not where the user left
+ * the page, so it is not recorded over the one being restored.
+ */
+let restoring = false;
 
 function persist(): void {
   try {
@@ -45,7 +51,9 @@ export function useScrollRestoration(): void {
 
   useEffect(() => {
     if ('scrollRestoration' in window.history) window.history.scrollRestoration = 'manual';
-    const remember = () => positions.set(currentKey.current, window.scrollY);
+    const remember = () => {
+      if (!restoring) positions.set(currentKey.current, window.scrollY);
+    };
     // A scroll event arrives a frame late: a click or Back straight after scrolling would find
     // the page already switched. Both take the position first, while the page is still the old one.
     window.addEventListener('scroll', remember, { passive: true });
@@ -72,6 +80,7 @@ export function useScrollRestoration(): void {
       let frame = 0;
       const deadline = performance.now() + RESTORE_WINDOW_MS;
       const stop = () => {
+        restoring = false;
         cancelAnimationFrame(frame);
         USER_SCROLLS.forEach((type) => window.removeEventListener(type, stop));
       };
@@ -81,6 +90,7 @@ export function useScrollRestoration(): void {
         else stop();
       };
       USER_SCROLLS.forEach((type) => window.addEventListener(type, stop, { passive: true }));
+      restoring = true;
       attempt();
       return stop;
     }
