@@ -61,11 +61,16 @@ async def stored_rows(
         yield reader, row
 
 
+async def read_whole(files: FileStore, key: str) -> bytes:
+    """A small file whole (a chunk's CSV or part, a stored summary)."""
+    return b"".join([piece async for piece in files.read(key)])
+
+
 async def chunk_text(files: FileStore, source: ChunkSource) -> str:
     """A chunk's CSV: a few thousand rows, read whole."""
     if source.input_key is None:
         return source.text or ""
-    return b"".join([piece async for piece in files.read(source.input_key)]).decode()
+    return (await read_whole(files, source.input_key)).decode()
 
 
 async def write_utf8(writer: FileWriter, text: str) -> int:

@@ -1,6 +1,6 @@
-"""The detailed records passing into an export while it is assembled (application/batch.py), each
-decoded once for both files built from them: the default portfolio summary and the export
-viewer's index of rows, whose rows' JSON is handed on as it is made (memory stays per-row small)."""
+"""A chunk's detailed records (application/result_files.py), or an older chunk's when the export
+is assembled, each decoded once for both parts made of them: the portfolio tally of every
+variant and the export viewer's index of rows, numbered from the chunk's first row."""
 
 from __future__ import annotations
 

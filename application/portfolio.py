@@ -11,6 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from application.batch import NO_DETAIL, valid_export_name
+from application.batch_files import read_whole
 from application.errors import InvalidInput, NotFound
 from application.portfolio_tally import decode_stored, tally_pieces
 from application.ports.accounts import AccessClaims
@@ -74,7 +75,7 @@ class PortfolioService:
 
     async def _summary(self, export: ExportFile, value_column: str | None, peril: str) -> PortfolioSummary:
         if export.summary_key is not None:
-            stored = decode_stored(b"".join([piece async for piece in self._files.read(export.summary_key)]))
+            stored = decode_stored(await read_whole(self._files, export.summary_key))
             if isinstance(stored, PortfolioTally):
                 if stored.answers(value_column, peril):
                     return stored.answer(value_column, peril)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from application.batch_files import pieces, write_bytes, write_text
+from application.batch_files import pieces, read_whole, write_bytes, write_text
 from application.errors import NotFound
 from application.ports.batch import BatchStore, ExportFile
 from application.export_records import ExportRecords
@@ -70,8 +70,8 @@ async def merge_parts(files: FileStore, output: ChunkOutput, index: StoredIndexM
     if output.detail_key is not None:
         parts = part_keys(output.detail_key)
         try:
-            rows_part = await collected(files.read(parts.rows_index))
-            tally_part = decode_tally(await collected(files.read(parts.tally)))
+            rows_part = await read_whole(files, parts.rows_index)
+            tally_part = decode_tally(await read_whole(files, parts.tally))
             rows = index.part_rows(rows_part)  # checks the part before taking it in
         except (NotFound, UnreadableIndex, msgspec.DecodeError, msgspec.ValidationError):
             pass
@@ -83,11 +83,6 @@ async def merge_parts(files: FileStore, output: ChunkOutput, index: StoredIndexM
     rows = index.part_rows(records.rows_index.stored())
     tally.merge(records.summary.tally)
     return rows
-
-
-async def collected(pieces: AsyncIterator[bytes]) -> bytes:
-    """A small file whole (a chunk's part)."""
-    return b"".join([piece async for piece in pieces])
 
 
 async def delete_files(files: FileStore, keys: Iterable[str]) -> None:

@@ -180,11 +180,6 @@ def answer_record(result: LookupResult) -> dict[str, Any]:
     return neutralised(_answer_record(result))
 
 
-def answer_record_json(result: LookupResult, encode: Callable[[Any], bytes]) -> bytes:
-    """`encode(answer_record(result))`, made faster (a batch makes one per row)."""
-    return neutralised_json(_answer_record(result), encode)
-
-
 def _answer_record(result: LookupResult) -> dict[str, Any]:
     return _own_record(result) | _scores_record(result.perils)
 
@@ -219,7 +214,8 @@ class ScoreTexts:
         self._parts: dict[tuple[Any, ...] | None, tuple[bytes, str]] = {}
 
     def record_json(self, result: LookupResult) -> bytes:
-        """`answer_record_json(result, encode)`; its keys in another order."""
+        """`encode(answer_record(result))`, its keys in another order, made faster (a batch
+        makes one per row)."""
         own = neutralised_json(_own_record(result), self._encode)
         return own[:-1] + b"," + self.parts(result.perils)[0][1:]
 
