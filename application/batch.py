@@ -25,12 +25,13 @@ from application.lookup import BATCH, LookupService
 from application.portfolio_tally import encode_tally
 from application.repeat_answers import RepeatAnswers
 from application.result_files import (
+    ScratchFiles,
     delete_files,
     export_bytes,
     export_keys,
     merge_parts,
     primed,
-    stored_bytes,
+    stored_size,
 )
 from application.rows_index import StoredIndexMerger
 from application.ports.accounts import AccessClaims
@@ -329,11 +330,12 @@ class BatchService:
         return ChunkResult("".join(lines), b"".join(details), user_columns, rows_failed=len(lines), error=reason)
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
-        """The export's files from the chunks' results, in input order, streamed: memory holds one
-        read buffer, the viewer's per-row arrays and the tally, whatever the export's size. The
-        viewer's index of rows and the portfolio tally (every variant) are merged from the parts
-        each chunk made of its records (result_files.merge_parts), and stored beside the export:
-        no record is decoded here."""
+        """The export's files from the chunks' results, in input order. Its CSV and its detailed
+        records are composed of the chunks' files (the local store links them, S3 copies inside
+        the store): no byte passes through here. The viewer's index of rows and the portfolio
+        tally (every variant) are merged from the parts each chunk made of its records
+        (result_files.merge_parts) and stored beside the export: no record is decoded here, and
+        memory holds the viewer's per-row arrays and the tally, whatever the export's size."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         now = self._clock.now()
         export_id = str(uuid.uuid4())
@@ -341,32 +343,35 @@ class BatchService:
         tally, index = PortfolioTally.every_variant(), StoredIndexMerger()
         user_columns: tuple[str, ...] = ()
         expected_row = 0
-        size = 0
-        async with (self._files.open_writer(keys.csv) as lines, self._files.open_writer(keys.detail) as detail,
-                    self._files.open_writer(keys.rows_index) as rows_index):
-            header = export_header().encode()
-            await lines.write(header)
-            size += len(header)
-            async for output in results:
-                expected_row = next_row_after(output.plan, expected_row)
-                user_columns = user_columns or output.detail_columns
-                for writer, key, legacy in ((lines, output.lines_key, output.legacy_lines),
-                                            (detail, output.detail_key, output.legacy_detail)):
-                    async for piece in stored_bytes(self._files, key, legacy):
-                        await writer.write(piece)
-                        size += len(piece)
-                await rows_index.write(bytes(await merge_parts(self._files, output, index, tally)))
-            for piece in index.stored_tail_pieces():  # the arrays read back or viewed, not copied whole
-                await rows_index.write(piece)
+        scratch = ScratchFiles(self._files, f"jobs/{job.id}/out/assembly-{export_id}")
+        lines_parts, detail_parts = [await scratch.write("header", export_header().encode())], []
         try:
+            async with self._files.open_writer(keys.rows_index) as rows_index:
+                async for output in results:
+                    expected_row = next_row_after(output.plan, expected_row)
+                    user_columns = user_columns or output.detail_columns
+                    index_name = str(output.plan.index)
+                    lines_parts.append(output.lines_key or await scratch.write(
+                        f"{index_name}.lines", (output.legacy_lines or "").encode()))
+                    detail_parts.append(output.detail_key or await scratch.write(
+                        f"{index_name}.jsonl", (output.legacy_detail or "").encode()))
+                    await rows_index.write(bytes(await merge_parts(self._files, output, index, tally)))
+                for piece in index.stored_tail_pieces():  # the arrays read back or viewed, not copied whole
+                    await rows_index.write(piece)
+            await self._files.compose(keys.csv, lines_parts)
+            await self._files.compose(keys.detail, detail_parts)
             await write_bytes(self._files, keys.summary, encode_tally(tally))
         except BaseException:
             await delete_files(self._files, [keys.csv, keys.detail, keys.rows_index])
             raise
-        return ExportFile(id=export_id, user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
-                          exported_at=now, job_id=job.id, csv_key=keys.csv, detail_key=keys.detail,
-                          summary_key=keys.summary, rows_index_key=keys.rows_index, size_bytes=size,
-                          detail_columns=user_columns)
+        finally:
+            await scratch.delete()  # what the export needs of them it holds now
+        export = ExportFile(id=export_id, user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
+                            exported_at=now, job_id=job.id, csv_key=keys.csv, detail_key=keys.detail,
+                            summary_key=keys.summary, rows_index_key=keys.rows_index, size_bytes=0,
+                            detail_columns=user_columns)
+        # Every file the export keeps counts against its owner's storage, as stored.
+        return replace(export, size_bytes=await stored_size(self._files, export.keys))
 
     async def job_chunks(self, caller: AccessClaims, job_id: str) -> JobChunks | None:
         """Where the caller's job's chunks are (None for a job not split yet)."""

@@ -21,7 +21,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -40,7 +40,7 @@ from application.ports.chunks import (
 from application.ports.clock import Clock
 from application.ports.files import FileStore
 from application.ports.metrics import Metrics, NoMetrics
-from application.result_files import delete_files, stored_size, write_chunk
+from application.result_files import delete_files, write_chunk
 from application.time_slices import TimeSlices
 from domain.batch_input import UNCAPPED, AddressRow, UploadError
 from domain.chunks import ChunkInput, ChunkSplitter, rows_of
@@ -270,8 +270,6 @@ class ChunkRunner:
         try:
             async with self._holding(lambda until: self._chunks.renew_finishing(job_id, self._owner, until)):
                 export = await self._answers.assemble(job, results())
-                # Every file the export keeps counts against its owner's storage, as stored.
-                export = replace(export, size_bytes=await stored_size(self._files, export.keys))
         except Exception as error:  # noqa: BLE001 - recorded on the job
             log.exception("batch export failed", extra={"job_id": job_id})
             failed = await self._fail(job_id, f"Batch processing failed: {type(error).__name__}")

@@ -4,7 +4,9 @@ result, written by the claim that answered it, and each export's files, assemble
 Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl|.rows|.tally` (the attempt is the claim's
 fencing token, so a claimant whose lease was taken over writes beside the winner, never over it) and
 `exports/<user>/<export id>.csv|.jsonl|.summary|.rows` (.summary: the portfolio tally, MessagePack,
-where exports assembled before hold a .summary.json; .rows: the viewer's index of its rows)."""
+where exports assembled before hold a .summary.json; .rows: the viewer's index of its rows). An
+export's .csv and .jsonl are composed of its chunks' files (FileStore.compose), so the chunks'
+keys can go once it is stored while their bytes stay, as the export's."""
 
 from __future__ import annotations
 
@@ -83,6 +85,25 @@ async def merge_parts(files: FileStore, output: ChunkOutput, index: StoredIndexM
     rows = index.part_rows(records.rows_index.stored())
     tally.merge(records.summary.tally)
     return rows
+
+
+class ScratchFiles:
+    """Small files an export is composed of besides the chunks' own (its CSV header, a chunk's
+    result kept as text before result files), written under `prefix` and deleted once composed."""
+
+    def __init__(self, files: FileStore, prefix: str) -> None:
+        self._files = files
+        self._prefix = prefix
+        self._keys: list[str] = []
+
+    async def write(self, name: str, content: bytes) -> str:
+        key = f"{self._prefix}.{name}"
+        await write_bytes(self._files, key, content)
+        self._keys.append(key)
+        return key
+
+    async def delete(self) -> None:
+        await delete_files(self._files, self._keys)
 
 
 async def delete_files(files: FileStore, keys: Iterable[str]) -> None:

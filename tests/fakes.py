@@ -32,7 +32,7 @@ from application.ports.chunks import (
 from application.ports.files import StoredFile, checked_key, missing
 from domain.chunks import ChunkPlan
 from contextlib import asynccontextmanager
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from application.ports.webhooks import BatchEndedListener
 from domain.system_settings import SystemSettings
 from domain.accounts import Role, User
@@ -777,6 +777,12 @@ class InMemoryFileStore:
         writer = _MemoryWriter()
         yield writer
         self.files[checked_key(key)] = bytes(writer.data)
+
+    async def compose(self, key: str, parts: Sequence[str]) -> None:
+        for part in parts:
+            if part not in self.files:
+                raise missing(part)
+        self.files[checked_key(key)] = b"".join(self.files[part] for part in parts)
 
     async def read(self, key: str, chunk_size: int | None = None) -> AsyncIterator[bytes]:
         if key not in self.files:

@@ -1,13 +1,18 @@
 """`FileStore` on the local filesystem (the embedded default, under var/files). A writer fills a
 temporary file beside the store and renames it into place when it succeeds, so a reader never sees
-half a file; file IO runs in worker threads so the event loop keeps serving requests."""
+half a file; file IO runs in worker threads so the event loop keeps serving requests.
+
+A composed file (`compose`) is a directory of hard links to its parts, named `<key>+parts` ('+' is
+in no key, so no key can name it or anything in it): making one copies no byte, and the parts'
+own keys can be deleted while it holds their bytes."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +22,7 @@ from application.ports.files import StoredFile, checked_key, missing
 
 DEFAULT_CHUNK_SIZE = 1024 * 1024
 PARTIAL_DIR = ".partial"  # a hidden name: no key can reach it (checked_key)
+COMPOSED_SUFFIX = "+parts"
 
 
 class LocalFileWriter:
@@ -44,54 +50,79 @@ class LocalFileStore:
         try:
             yield LocalFileWriter(handle)
             await asyncio.to_thread(_commit, handle, partial, target)
+            await asyncio.to_thread(_remove_tree, self._composed(key))  # a file written over a composed one
         except BaseException:
             await asyncio.to_thread(_discard, handle, partial)
             raise
 
-    async def read(self, key: str, chunk_size: int = DEFAULT_CHUNK_SIZE) -> AsyncIterator[bytes]:
+    def _composed(self, key: str) -> Path:
+        return self._root / (checked_key(key) + COMPOSED_SUFFIX)
+
+    async def compose(self, key: str, parts: Sequence[str]) -> None:
+        sources = [path for part in parts for path in await self._paths(part)]
+        try:
+            await asyncio.to_thread(_link_composed, sources, self._root / PARTIAL_DIR, self._composed(key))
+        except FileNotFoundError as error:  # a part deleted since it was found
+            raise missing(Path(error.filename).relative_to(self._root).as_posix()) from None
+        await self._unlink(key)  # a composed file replaces one written before under its key
+
+    async def _paths(self, key: str) -> list[Path]:
+        """The files holding the key's bytes, in order: the file itself, or a composed file's parts."""
         path = self._path(key)
-        try:
-            handle = await asyncio.to_thread(path.open, "rb")
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            raise missing(key) from None
-        try:
-            while chunk := await asyncio.to_thread(handle.read, chunk_size):
-                yield chunk
-        finally:
-            await asyncio.to_thread(handle.close)
+        if await asyncio.to_thread(path.is_file):
+            return [path]
+        parts = await asyncio.to_thread(_parts, self._composed(key))
+        if parts is None:
+            raise missing(key)
+        return parts
+
+    async def read(self, key: str, chunk_size: int = DEFAULT_CHUNK_SIZE) -> AsyncIterator[bytes]:
+        for path in await self._paths(key):
+            try:
+                handle = await asyncio.to_thread(path.open, "rb")
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+                raise missing(key) from None  # deleted since it was found
+            try:
+                while chunk := await asyncio.to_thread(handle.read, chunk_size):
+                    yield chunk
+            finally:
+                await asyncio.to_thread(handle.close)
 
     async def read_range(self, key: str, start: int, length: int) -> bytes:
         try:
-            return await asyncio.to_thread(_read_range, self._path(key), start, length)
+            return await asyncio.to_thread(_read_range, await self._paths(key), start, length)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise missing(key) from None
 
     async def size(self, key: str) -> int:
-        path = self._path(key)
         try:
-            stat = await asyncio.to_thread(path.stat)
+            return await asyncio.to_thread(_total_size, await self._paths(key))
         except (FileNotFoundError, NotADirectoryError):
             raise missing(key) from None
-        if not path.is_file():
-            raise missing(key)
-        return stat.st_size
 
     async def delete(self, key: str) -> None:
-        path = self._path(key)
+        await self._unlink(key)
+        await asyncio.to_thread(_remove_tree, self._composed(key))
+
+    async def _unlink(self, key: str) -> None:
         try:
-            await asyncio.to_thread(path.unlink)
-        except (FileNotFoundError, NotADirectoryError):
+            await asyncio.to_thread(self._path(key).unlink)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             pass
 
     async def exists(self, key: str) -> bool:
-        return await asyncio.to_thread(self._path(key).is_file)
+        return await asyncio.to_thread(lambda: self._path(key).is_file() or self._composed(key).is_dir())
 
     async def discard_unfinished(self, written_before: datetime) -> int:
-        files, _ = await asyncio.to_thread(_entries, self._root / PARTIAL_DIR, True)
+        files, directories = await asyncio.to_thread(_entries, self._root / PARTIAL_DIR, True)
         stale = [path for path, _, modified in files if modified < written_before.timestamp()]
         for path in stale:
             await asyncio.to_thread(path.unlink, missing_ok=True)
-        return len(stale)
+        # A composed file whose maker died before renaming it into place.
+        stale_composed = [path for path in directories if _modified(path) < written_before.timestamp()]
+        for path in stale_composed:
+            await asyncio.to_thread(_remove_tree, path)
+        return len(stale) + len(stale_composed)
 
     async def list_files(self, prefix: str) -> AsyncIterator[StoredFile]:
         # One directory read at a time (a job's chunk files, a user's exports): memory holds one
@@ -99,9 +130,11 @@ class LocalFileStore:
         pending = [self._root / prefix.rpartition("/")[0]] if prefix.rpartition("/")[0] else [self._root]
         while pending:
             files, directories = await asyncio.to_thread(_entries, pending.pop())
-            pending.extend(directories)
+            pending.extend(path for path in directories if not path.name.endswith(COMPOSED_SUFFIX))
+            composed = [path for path in directories if path.name.endswith(COMPOSED_SUFFIX)]
+            files += await asyncio.to_thread(_composed_entries, composed)
             for path, size, modified in files:
-                key = path.relative_to(self._root).as_posix()
+                key = path.relative_to(self._root).as_posix().removesuffix(COMPOSED_SUFFIX)
                 if key.startswith(prefix):
                     yield StoredFile(key, size, datetime.fromtimestamp(modified, UTC))
 
@@ -125,10 +158,88 @@ def _entries(directory: Path, hidden: bool = False) -> tuple[list[tuple[Path, in
     return files, directories
 
 
-def _read_range(path: Path, start: int, length: int) -> bytes:
-    with path.open("rb") as handle:
-        handle.seek(start)
-        return handle.read(length)
+def _read_range(paths: list[Path], start: int, length: int) -> bytes:
+    """`length` bytes from `start` of the files' bytes joined, read only from the files they span."""
+    pieces = []
+    for path in paths:
+        if length <= 0:
+            break
+        size = path.stat().st_size
+        if start >= size:
+            start -= size
+            continue
+        with path.open("rb") as handle:
+            handle.seek(start)
+            piece = handle.read(length)
+        pieces.append(piece)
+        start, length = 0, length - len(piece)
+    return b"".join(pieces)
+
+
+def _total_size(paths: list[Path]) -> int:
+    return sum(path.stat().st_size for path in paths)
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return float("inf")  # gone already: nothing to discard
+
+
+def _parts(directory: Path) -> list[Path] | None:
+    """A composed file's parts in order (named by their place), or None when there is none."""
+    try:
+        names = os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return [directory / name for name in sorted(names, key=int)]
+
+
+def _composed_entries(directories: list[Path]) -> list[tuple[Path, int, float]]:
+    """Composed files as the listing shows them: one file each, its parts' bytes together."""
+    entries = []
+    for directory in directories:
+        try:
+            parts = _parts(directory) or []
+            entries.append((directory, _total_size(parts), directory.stat().st_mtime))
+        except FileNotFoundError:
+            pass  # deleted since it was listed
+    return entries
+
+
+def _link_composed(sources: list[Path], partial_dir: Path, target: Path) -> None:
+    """Links the sources, in order, into a new directory, and renames it into place whole."""
+    building = partial_dir / f"{uuid.uuid4().hex}{COMPOSED_SUFFIX}"
+    building.mkdir(parents=True)
+    try:
+        for place, source in enumerate(sources):
+            os.link(source, building / str(place))
+        _fsync_directory(building)  # the links are on disk before the name points at them
+        target.parent.mkdir(parents=True, exist_ok=True)
+        replaced = partial_dir / f"{uuid.uuid4().hex}{COMPOSED_SUFFIX}"
+        try:
+            target.rename(replaced)  # a composed file made again (a directory is not renamed over)
+        except FileNotFoundError:
+            replaced = None
+        building.rename(target)
+    except BaseException:
+        _remove_tree(building)
+        raise
+    if replaced is not None:
+        _remove_tree(replaced)
+
+
+def _fsync_directory(directory: Path) -> None:
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def _remove_tree(directory: Path) -> None:
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def _open_partial(partial: Path) -> BinaryIO:

@@ -32,9 +32,9 @@ async def stored(container: Container, key: str | None) -> bytes:
     return await collected(container.file_store().read(key))
 
 
-def files_under(root: Path, prefix: str) -> list[str]:
-    base = root / prefix
-    return sorted(str(path.relative_to(root)) for path in base.rglob("*") if path.is_file()) if base.exists() else []
+async def files_under(container: Container, prefix: str) -> list[str]:
+    """The store's keys under `prefix` (an export's CSV is one key, however it is composed)."""
+    return sorted([stored.key async for stored in container.file_store().list_files(prefix)])
 
 
 async def test_downloads_stream_the_stored_files_and_the_chunks_files_are_gone(
@@ -66,10 +66,9 @@ async def test_downloads_stream_the_stored_files_and_the_chunks_files_are_gone(
     xlsx = await client.get(f"/api/exports/{name}/detailed", params={"format": "xlsx"}, headers=user["headers"])
     assert openpyxl.load_workbook(io.BytesIO(xlsx.content), read_only=True)["Rows"].max_row == len(records) + 1
 
-    files = tmp_path / "files"
     # The chunks' results and (every chunk was done) inputs went with the finish.
-    assert files_under(files, "jobs") == []
-    assert files_under(files, "exports") == sorted(export.keys)
+    assert await files_under(container, "jobs/") == []
+    assert await files_under(container, "exports/") == sorted(export.keys)
 
     # The default summary was stored while the export was assembled; it equals one summed afresh.
     fresh = tally_lines(detail_bytes.decode(), None, "composite").summary()
@@ -78,7 +77,9 @@ async def test_downloads_stream_the_stored_files_and_the_chunks_files_are_gone(
     assert portfolio.status_code == 200 and portfolio.json()["headline"]["rows"] == len(records)
 
     assert (await client.delete(f"/api/exports/{name}", headers=user["headers"])).status_code == 200
-    assert files_under(files, "exports") == []
+    assert await files_under(container, "exports/") == []
+    assert [path for path in (tmp_path / "files" / "exports").rglob("*") if not path.is_dir() or path.name.endswith("+parts")
+            ] == [], "nothing of it left on disk"
     assert (await client.get(f"/api/download/{name}", headers=user["headers"])).status_code == 404
 
 

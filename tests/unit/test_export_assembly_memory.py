@@ -1,5 +1,5 @@
-"""Assembling an export streams the chunks' files into the export's: memory stays at a read buffer
-or two, however large the export, and the rows come out in input order (tracemalloc measures every
+"""Assembling an export composes it of the chunks' files (no byte copied) and merges their parts:
+memory stays at a read buffer or two, however large the export, and the rows come out in input order (tracemalloc measures every
 allocation, in every thread, during the assembly); the summary and the viewer's index of rows
 stored beside it equal ones built afresh from the detailed records."""
 
@@ -19,7 +19,7 @@ from application.ports.batch import BatchJob
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkSource, ClaimedChunk, part_keys
 from application.result_files import write_chunk
 from domain.chunks import ChunkPlan
-from tests.fakes import in_memory_batch
+from tests.fakes import collected, in_memory_batch
 
 CHUNKS, ROWS_PER_CHUNK = 60, 200
 MB = 1024 * 1024
@@ -68,12 +68,13 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
         tracemalloc.stop()
 
     assert export.size_bytes > chunk_bytes > 35 * MB  # the export is tens of MB...
+    assert (tmp_path / "files" / outputs[0].detail_key).stat().st_nlink == 2, "...shared with the chunk's file"
     assert peak < 8 * MB, f"assembling took {peak / MB:.1f} MB at its peak"  # ...its assembly a few buffers
-    detail = (tmp_path / "files" / export.detail_key).read_bytes()
+    detail = await collected(files.read(export.detail_key))
     assert [msgspec.json.decode(line)["row"] for line in detail.splitlines()] == [
         row + 2 for row in range(CHUNKS * ROWS_PER_CHUNK)
     ]
-    lines = (tmp_path / "files" / export.csv_key).read_text().splitlines()
+    lines = (await collected(files.read(export.csv_key))).decode().splitlines()
     assert lines[0].startswith("address,") and lines[1:] == [f"{row} Main St,line" for row in range(CHUNKS * ROWS_PER_CHUNK)]
     stored = decode_summary((tmp_path / "files" / export.summary_key).read_bytes())
     assert stored == tally_lines(detail.decode(), None, "composite").summary()
@@ -84,3 +85,29 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
     assert rows_index.count == CHUNKS * ROWS_PER_CHUNK and rows_index.choices == built.choices
     assert rows_index.rows == built.rows and rows_index.ends == built.ends and rows_index.codes == built.codes
     assert (rows_index.levels, rows_index.counties, rows_index.ratings) == (built.levels, built.counties, built.ratings)
+
+
+async def test_a_chunk_kept_as_text_before_result_files_is_composed_with_the_rest(tmp_path: Path) -> None:
+    """A job running across the upgrade to result files (migration 0016) has chunks whose result is
+    text in the database: the export holds them in their place, and no scratch file is left."""
+    files = LocalFileStore(tmp_path / "files")
+    world = in_memory_batch(files=files)  # type: ignore[arg-type]
+    legacy = ChunkOutput(ChunkPlan(0, 0, 2), None, None, ("policy",), legacy_lines="0 Main St,line\r\n1 Main St,line\r\n",
+                         legacy_detail=(record(0) + record(1)).decode())
+    result = ChunkResult(lines="2 Main St,line\r\n", detail=record(2), detail_columns=("policy",))
+    claim = ClaimedChunk("job-2", ChunkPlan(1, 2, 1), ChunkSource(None, ""), 0, attempt=1, owner="w:1")
+    written = await write_chunk(files, claim, result)
+
+    async def results() -> AsyncIterator[ChunkOutput]:
+        yield legacy
+        yield ChunkOutput(claim.plan, written.lines_key, written.detail_key, written.detail_columns)
+
+    job = BatchJob(id="job-2", user_id="ann", file_id=None, status="running", stage="export", done=0, total=3,
+                   created_at=datetime.now(UTC))
+    export = await world.service.assemble(job, results())
+    lines = (await collected(files.read(export.csv_key))).decode().splitlines()
+    assert lines[1:] == [f"{row} Main St,line" for row in range(3)]
+    detail = await collected(files.read(export.detail_key))
+    assert [msgspec.json.decode(line)["row"] for line in detail.splitlines()] == [2, 3, 4]
+    assert [stored.key async for stored in files.list_files("jobs/job-2/out/assembly")] == []
+    assert export.size_bytes == sum([await files.size(key) for key in export.keys])
