@@ -126,6 +126,7 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None
             with httpx.Client(base_url=base_url, headers=headers, timeout=600) as client:
                 client.put("/api/admin/settings", json={"monthly_search_limit": 10, "rate_limiting": False,
                                                        "search_caching": False}).raise_for_status()
+                cpus_before = [cpu_seconds(process.pid, with_children=bool(workers)) for process in processes]
                 started = time.perf_counter()
                 file_id = client.post("/api/upload-csv", files={"file": ("bench.csv", content, "text/csv")}
                                       ).raise_for_status().json()["file_id"]
@@ -136,8 +137,11 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None
                     job = client.get(f"/api/batch-jobs/{job['id']}").raise_for_status().json()["job"]
                 if job["status"] != "done":
                     raise SystemExit(f"the batch failed: {job}\n{worker_logs()}")
+                seen_done = time.perf_counter()
                 export = client.get(f"/api/download/{job['export_filename']}").raise_for_status()
                 elapsed = time.perf_counter() - started
+                cpus_during = [_spent(cpu_seconds(process.pid, with_children=bool(workers)), before)
+                               for process, before in zip(processes, cpus_before)]
                 summaries = portfolio_times(client, job["export_filename"])
             if not workers:  # the server's local workers are its children
                 processes += [_Process(pid) for pid in child_pids(processes[0].pid)]
@@ -151,16 +155,23 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None
              else f"embedded default (SQLite, in-process, {local_workers} local worker(s))")
     print(f"{rows:>9,} {'unique ' if unique else ''}addresses over HTTP, {where}")
     print(f"  upload {uploaded - started:6.1f} s; upload to export downloaded {elapsed:6.1f} s  "
-          f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB")
+          f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB "
+          f"(seen done at {seen_done - started:.1f} s, downloaded in {elapsed - (seen_done - started):.1f} s)")
     print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
         f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
     print("  CPU seconds (since each process started): " + ", ".join(
         f"{'server' if n == 0 else f'worker {n}'} {_seconds(cpu)}" for n, cpu in enumerate(cpus))
         + (f"; {rows / sum(cpus):,.0f} rows per CPU-second in all" if None not in cpus else "; unreadable, so no rate"))
+    print("  CPU seconds from upload to download: " + ", ".join(
+        f"{'server' if n == 0 else f'worker {n}'} {_seconds(cpu)}" for n, cpu in enumerate(cpus_during)))
     print("  portfolio summary over HTTP (first ask, then kept): " + ", ".join(
         f"{what} {first:.2f} s / {again:.2f} s" for what, (first, again) in summaries.items()))
     if workers:
         print(work_shares(log_paths))
+
+
+def _spent(now: float | None, before: float | None) -> float | None:
+    return None if now is None or before is None else now - before
 
 
 def portfolio_times(client: httpx.Client, export_name: str) -> dict[str, tuple[float, float]]:

@@ -644,7 +644,10 @@ class PortfolioTally:
                 known.composite, known.composite_rating = county.composite, county.composite_rating
                 known.top = list(county.top)
         for peril, locations in theirs.tops.items():
-            for location in locations:
+            heap = self._tops[peril]
+            for location in locations:  # riskiest first: once one cannot enter, none after it can
+                if len(heap) >= self._top_size and (not heap or (location.score, -location.index) <= heap[0][:2]):
+                    break
                 self._push(peril, location)
         self._merge_columns(theirs, rows_before, cells)
         self._tracts.merge(theirs.tracts)

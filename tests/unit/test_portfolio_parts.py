@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from application.portfolio_tally import RecordTally, decode_stored, decode_tally, encode_summary, encode_tally, tally_lines
 from domain.perils import HAZARDS
 from domain.portfolio import (
-    COMPOSITE, HIGH_RATINGS, NO_RATING, PERIL_IDS, PortfolioTally, parse_value, rating_field, score_field, summarise,
+    COMPOSITE, HIGH_RATINGS, NO_RATING, PERIL_IDS, TOP_COUNT, PortfolioTally, parse_value, rating_field, score_field, summarise,
 )
 
 RATINGS = ["Very Low", "Relatively Low", "Relatively Moderate", "Relatively High", "Very High", "", None]
@@ -69,9 +69,10 @@ def jsonl(book: list[dict[str, Any]]) -> str:
     return "".join(msgspec.json.encode(record).decode() + "\n" for record in book)
 
 
-def every_variant(book: list[dict[str, Any]], start: int = 0, column_limit: int = 30) -> PortfolioTally:
+def every_variant(book: list[dict[str, Any]], start: int = 0, column_limit: int = 30, top: int = TOP_COUNT
+                  ) -> PortfolioTally:
     """The tally an export's assembly stores, from the JSON Lines records (numbered from `start`)."""
-    records = RecordTally(tally=PortfolioTally.every_variant(column_limit=column_limit))
+    records = RecordTally(tally=PortfolioTally.every_variant(top=top, column_limit=column_limit))
     records._index = start
     records.add_block(jsonl(book).encode())
     return records.tally
@@ -126,6 +127,19 @@ def test_the_tallies_of_two_parts_merge_into_the_tally_of_the_whole(
             else:  # past the limit, or lost in merging: it is summed afresh when asked
                 assert column is not None
                 assert not whole.answers(column, peril) or column in _lost(merged)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(books, books, books, st.integers(0, 4))
+def test_full_top_lists_merge_into_the_riskiest_of_the_whole(
+    first: list[dict[str, Any]], second: list[dict[str, Any]], third: list[dict[str, Any]], top: int
+) -> None:
+    """With lists shorter than the parts (ties broken by row), a merge keeps what one pass keeps."""
+    whole = every_variant(first + second + third, top=top)
+    merged = every_variant(first, top=top)
+    merged.merge(decode_tally(encode_tally(every_variant(second, start=len(first), top=top))))
+    merged.merge(decode_tally(encode_tally(every_variant(third, start=len(first) + len(second), top=top))))
+    assert merged.state().tops == whole.state().tops
 
 
 def _lost(merged: PortfolioTally) -> list[str]:
