@@ -355,3 +355,34 @@ async def test_a_composed_file_whose_maker_died_is_discarded(tmp_path: Path) -> 
     assert await store.discard_unfinished(datetime(2000, 1, 1, tzinfo=UTC)) == 0
     assert await store.discard_unfinished(datetime.now(UTC) + timedelta(days=1)) == 1
     assert not building.exists()
+
+
+async def test_s3_copies_a_large_part_inside_the_store(tmp_path: Path, s3_endpoint: str, s3_credentials: None) -> None:
+    """Parts of 5 MiB or more where S3 allows them (first, or after a full part) are copied by the
+    store itself: none of their bytes is read here. A small part between them is streamed."""
+    client = s3_client(s3_endpoint, "us-east-1")
+    bucket = f"{BUCKET}-{uuid.uuid4().hex[:8]}"
+    client.create_bucket(Bucket=bucket)
+    store = S3FileStore(client, bucket)
+    first, second = b"".join(generated(6 * MB)), b"".join(generated(5 * MB + 3))[::-1]
+    for key, content in (("p/first", first), ("p/small", b"small part\n"), ("p/second", second)):
+        await write_file(store, key, content)
+    read_keys: list[str] = []
+    reading = store.read
+
+    async def counted(key: str, chunk_size: int = MB) -> AsyncIterator[bytes]:
+        read_keys.append(key)  # when its bytes are read, not when the reader is made
+        async for piece in reading(key, chunk_size):
+            yield piece
+
+    store.read = counted  # type: ignore[method-assign]
+    await store.compose("e/big", ["p/first", "p/small", "p/second"])
+    assert read_keys == ["p/small", "p/second"], "the first part was copied inside the store"
+    store.read = reading  # type: ignore[method-assign]
+    assert (await read_all(store, "e/big"))[0] == first + b"small part\n" + second
+    read_keys.clear()
+    store.read = counted  # type: ignore[method-assign]
+    await store.compose("e/two", ["p/first", "p/second"])
+    assert read_keys == [], "two large parts: both copied inside the store"
+    store.read = reading  # type: ignore[method-assign]
+    assert (await read_all(store, "e/two"))[0] == first + second
