@@ -119,8 +119,17 @@ test('the admin/regular split bars are filled with a colour', async () => {
 
 test('a new page opens at the top; Back returns to where the page was left, Forward too', async () => {
   const { page, errors, context } = await openPage(browser);
+  // What moved the page, kept to say so if a wait below times out.
+  await page.addInitScript(() => {
+    const log = (window.__scrolls = []);
+    const at = () => `${Math.round(performance.now())}ms ${location.pathname}`;
+    const scrollTo = window.scrollTo.bind(window);
+    window.scrollTo = (...args) => { log.push(`${at()} scrollTo(${JSON.stringify(args)}) from ${window.scrollY}`); scrollTo(...args); };
+    window.addEventListener('scroll', () => log.push(`${at()} scroll event at ${window.scrollY}`), { passive: true });
+    window.addEventListener('popstate', () => log.push(`${at()} popstate at ${window.scrollY}`));
+  });
   const scrollY = () => page.evaluate(() => window.scrollY);
-  const settlesAt = (y) => page.waitForFunction((target) => Math.abs(window.scrollY - target) <= 2, y).catch(async (e) => { throw new Error(`${e.message} at ${await page.evaluate(() => JSON.stringify([window.scrollY, document.documentElement.scrollHeight, innerHeight, location.pathname]))}`); });
+  const settlesAt = (y) => page.waitForFunction((target) => Math.abs(window.scrollY - target) <= 2, y).catch(async (e) => { throw new Error(`${e.message} at ${await page.evaluate(() => JSON.stringify([window.scrollY, document.documentElement.scrollHeight, innerHeight, location.pathname, window.__scrolls.slice(-30)]))}`); });
 
   await page.goto('/privacy');
   await page.locator('.legal-section').nth(10).waitFor();
