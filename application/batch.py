@@ -361,17 +361,17 @@ class BatchService:
             await self._files.compose(keys.csv, lines_parts)
             await self._files.compose(keys.detail, detail_parts)
             await write_bytes(self._files, keys.summary, encode_tally(tally))
+            # Every file the export keeps counts against its owner's storage, as stored.
+            size = await stored_size(self._files, (keys.csv, keys.detail, keys.summary, keys.rows_index))
         except BaseException:
-            await delete_files(self._files, [keys.csv, keys.detail, keys.rows_index])
+            await delete_files(self._files, [keys.csv, keys.detail, keys.summary, keys.rows_index])
             raise
         finally:
             await scratch.delete()  # what the export needs of them it holds now
-        export = ExportFile(id=export_id, user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
-                            exported_at=now, job_id=job.id, csv_key=keys.csv, detail_key=keys.detail,
-                            summary_key=keys.summary, rows_index_key=keys.rows_index, size_bytes=0,
-                            detail_columns=user_columns)
-        # Every file the export keeps counts against its owner's storage, as stored.
-        return replace(export, size_bytes=await stored_size(self._files, export.keys))
+        return ExportFile(id=export_id, user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
+                          exported_at=now, job_id=job.id, csv_key=keys.csv, detail_key=keys.detail,
+                          summary_key=keys.summary, rows_index_key=keys.rows_index, size_bytes=size,
+                          detail_columns=user_columns)
 
     async def job_chunks(self, caller: AccessClaims, job_id: str) -> JobChunks | None:
         """Where the caller's job's chunks are (None for a job not split yet)."""
