@@ -49,8 +49,7 @@ class LocalFileStore:
         handle = await asyncio.to_thread(_open_partial, partial)
         try:
             yield LocalFileWriter(handle)
-            await asyncio.to_thread(_commit, handle, partial, target)
-            await asyncio.to_thread(_remove_tree, self._composed(key))  # a file written over a composed one
+            await asyncio.to_thread(_commit, handle, partial, target, self._composed(key))
         except BaseException:
             await asyncio.to_thread(_discard, handle, partial)
             raise
@@ -247,12 +246,14 @@ def _open_partial(partial: Path) -> BinaryIO:
     return partial.open("xb")
 
 
-def _commit(handle: BinaryIO, partial: Path, target: Path) -> None:
+def _commit(handle: BinaryIO, partial: Path, target: Path, composed: Path) -> None:
     handle.flush()
     os.fsync(handle.fileno())  # the bytes are on disk before the name points at them
     handle.close()
     target.parent.mkdir(parents=True, exist_ok=True)
     os.replace(partial, target)
+    if composed.exists():  # a file written over a composed one replaces it
+        _remove_tree(composed)
 
 
 def _discard(handle: BinaryIO, partial: Path) -> None:
