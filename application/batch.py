@@ -20,6 +20,7 @@ from typing import Any
 from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_bytes, write_text, write_utf8
 from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
+from application.collector import collector_paused
 from application.errors import InvalidInput, NotFound
 from application.lookup import BATCH, LookupService
 from application.portfolio_tally import encode_tally
@@ -347,15 +348,16 @@ class BatchService:
         lines_parts, detail_parts = [await scratch.write("header", export_header().encode())], []
         try:
             async with self._files.open_writer(keys.rows_index) as rows_index:
-                async for output in results:
-                    expected_row = next_row_after(output.plan, expected_row)
-                    user_columns = user_columns or output.detail_columns
-                    index_name = str(output.plan.index)
-                    lines_parts.append(output.lines_key or await scratch.write(
-                        f"{index_name}.lines", (output.legacy_lines or "").encode()))
-                    detail_parts.append(output.detail_key or await scratch.write(
-                        f"{index_name}.jsonl", (output.legacy_detail or "").encode()))
-                    await rows_index.write(bytes(await merge_parts(self._files, output, index, tally)))
+                with collector_paused():  # hundreds of parts decoded and merged (application/collector.py)
+                    async for output in results:
+                        expected_row = next_row_after(output.plan, expected_row)
+                        user_columns = user_columns or output.detail_columns
+                        index_name = str(output.plan.index)
+                        lines_parts.append(output.lines_key or await scratch.write(
+                            f"{index_name}.lines", (output.legacy_lines or "").encode()))
+                        detail_parts.append(output.detail_key or await scratch.write(
+                            f"{index_name}.jsonl", (output.legacy_detail or "").encode()))
+                        await rows_index.write(bytes(await merge_parts(self._files, output, index, tally)))
                 for piece in index.stored_tail_pieces():  # the arrays read back or viewed, not copied whole
                     await rows_index.write(piece)
             await self._files.compose(keys.csv, lines_parts)

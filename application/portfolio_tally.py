@@ -73,7 +73,13 @@ def encode_tally(tally: PortfolioTally) -> bytes:
 
 
 def decode_tally(content: bytes) -> PortfolioTally:
-    return PortfolioTally.from_state(_state_decoder.decode(content))
+    return PortfolioTally.from_state(decode_tally_state(content))
+
+
+def decode_tally_state(content: bytes) -> TallyState:
+    """A tally's state only, to merge into another (PortfolioTally.merge): a chunk's part at an
+    export's assembly, not set up to be added to, which took half of its decoding time."""
+    return _state_decoder.decode(content)
 
 
 def decode_stored(content: bytes) -> PortfolioTally | PortfolioSummary:

@@ -21,7 +21,7 @@ from application.ports.batch import BatchStore, ExportFile
 from application.export_records import ExportRecords
 from application.ports.chunks import ChunkFiles, ChunkOutput, ChunkResult, ClaimedChunk, part_keys
 from application.ports.files import FileStore
-from application.portfolio_tally import decode_tally, encode_tally
+from application.portfolio_tally import decode_tally_state, encode_tally
 from application.record_blocks import add_off_loop, feed_records
 from application.rows_index import StoredIndexMerger, UnreadableIndex
 from domain.portfolio import PortfolioTally
@@ -73,7 +73,7 @@ async def merge_parts(files: FileStore, output: ChunkOutput, index: StoredIndexM
         parts = part_keys(output.detail_key)
         try:
             rows_part = await read_whole(files, parts.rows_index)
-            tally_part = decode_tally(await read_whole(files, parts.tally))
+            tally_part = decode_tally_state(await read_whole(files, parts.tally))
             rows = index.part_rows(rows_part)  # checks the part before taking it in
         except (NotFound, UnreadableIndex, msgspec.DecodeError, msgspec.ValidationError):
             pass

@@ -34,6 +34,7 @@ from domain.chunks import ChunkPlan
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 CLAIM_TRIES = 8  # concurrent claimants on PostgreSQL: each lost race picks the next chunk
+RESULTS_PAGE = 200  # chunks' result keys read in one query while an export is assembled
 
 
 def _expired(now: datetime):  # noqa: ANN202
@@ -240,25 +241,33 @@ class SqlChunkStore:
             return list(rows)
 
     async def results(self, job_id: str) -> AsyncIterator[ChunkOutput]:
-        async with self._sessions() as session:
-            total = int(await session.scalar(select(func.count()).where(Chunk.job_id == job_id)) or 0)
-        for index in range(total):
+        # A page of chunks' keys per query (a 1,000,000-row job has 500 chunks: one query a chunk
+        # was a second of its export's assembly); a chunk's text from before result files is read
+        # on its own, when its turn comes.
+        start = 0
+        while True:
             async with self._sessions() as session:
-                row = (await session.execute(
-                    select(Chunk.first_row, Chunk.row_count, Chunk.lines_key, Chunk.detail_key, Chunk.detail_columns)
-                    .where(Chunk.job_id == job_id, Chunk.idx == index)
-                )).one()
+                page = (await session.execute(
+                    select(Chunk.idx, Chunk.first_row, Chunk.row_count, Chunk.lines_key, Chunk.detail_key,
+                           Chunk.detail_columns)
+                    .where(Chunk.job_id == job_id, Chunk.idx >= start).order_by(Chunk.idx).limit(RESULTS_PAGE)
+                )).all()
+            for row in page:
                 legacy = None
                 if row.lines_key is None:  # completed before result files: its text is in the row
-                    legacy = (await session.execute(
-                        select(Chunk.lines, Chunk.detail).where(Chunk.job_id == job_id, Chunk.idx == index)
-                    )).one()
-            yield ChunkOutput(
-                plan=ChunkPlan(index, row.first_row, row.row_count), lines_key=row.lines_key,
-                detail_key=row.detail_key,
-                detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
-                legacy_lines=legacy.lines if legacy else None, legacy_detail=legacy.detail if legacy else None,
-            )
+                    async with self._sessions() as session:
+                        legacy = (await session.execute(
+                            select(Chunk.lines, Chunk.detail).where(Chunk.job_id == job_id, Chunk.idx == row.idx)
+                        )).one()
+                yield ChunkOutput(
+                    plan=ChunkPlan(row.idx, row.first_row, row.row_count), lines_key=row.lines_key,
+                    detail_key=row.detail_key,
+                    detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
+                    legacy_lines=legacy.lines if legacy else None, legacy_detail=legacy.detail if legacy else None,
+                )
+            if len(page) < RESULTS_PAGE:
+                return
+            start = page[-1].idx + 1
 
     async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
         async with self._writer.session() as session:

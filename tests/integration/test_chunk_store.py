@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, select
 
 from adapters.db.account_tables import UserRow
 from adapters.db.batch_tables import BatchChunkRow, ExportFileRow
+from adapters.db import chunk_repository
 from adapters.db.chunk_repository import SqlChunkStore
 from adapters.db.engine import create_session_factory
 from adapters.db.writer import SqlWriter
@@ -243,3 +244,25 @@ async def test_a_users_storage_counts_their_jobs_chunk_files_while_they_are_kept
     assert await store.fail(doomed, "The uploaded file is gone.", T0)
     # As it failed, its results and its done chunk's input were deleted; its other chunk's input stays.
     assert await batches.storage_used(user_id) == 1000 + inputs[1] + inputs[1]
+
+
+async def test_results_come_page_by_page_in_input_order(world, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """A job's results are read a page of chunks at a time: every chunk once, in order, across
+    pages, with a chunk completed before result files read with its text."""
+    container, user_id = world
+    monkeypatch.setattr(chunk_repository, "RESULTS_PAGE", 2)
+    store = container.chunk_store()
+    job_id = await _job(container, user_id, rows=10, chunk_rows=2)
+    for index in range(5):
+        chunk = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+        files = ChunkFiles(f"jobs/j/out/{index}.a1.lines", 1, f"jobs/j/out/{index}.a1.jsonl", 1, ("TIV",))
+        assert await store.complete(chunk, files, T0)
+    async with container.engine().begin() as connection:  # chunk 3 kept its result as text
+        await connection.execute(BatchChunkRow.__table__.update().where(
+            BatchChunkRow.job_id == job_id, BatchChunkRow.idx == 3).values(
+            lines_key=None, detail_key=None, lines="three\n", detail="{}\n"))
+    outputs = [output async for output in store.results(job_id)]
+    assert [(o.plan.index, o.plan.first_row, o.lines_key, o.legacy_lines) for o in outputs] == [
+        (0, 0, "jobs/j/out/0.a1.lines", None), (1, 2, "jobs/j/out/1.a1.lines", None),
+        (2, 4, "jobs/j/out/2.a1.lines", None), (3, 6, None, "three\n"), (4, 8, "jobs/j/out/4.a1.lines", None)]
+    assert all(o.detail_columns == ("TIV",) for o in outputs)

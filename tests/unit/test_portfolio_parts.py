@@ -14,7 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from application.portfolio_tally import RecordTally, decode_stored, decode_tally, encode_summary, encode_tally, tally_lines
+from application.portfolio_tally import (
+    RecordTally,
+    decode_stored,
+    decode_tally,
+    decode_tally_state,
+    encode_summary,
+    encode_tally,
+    tally_lines,
+)
 from domain.perils import HAZARDS
 from domain.portfolio import (
     COMPOSITE, HIGH_RATINGS, NO_RATING, PERIL_IDS, TOP_COUNT, PortfolioTally, parse_value, rating_field, score_field, summarise,
@@ -134,11 +142,12 @@ def test_the_tallies_of_two_parts_merge_into_the_tally_of_the_whole(
 def test_full_top_lists_merge_into_the_riskiest_of_the_whole(
     first: list[dict[str, Any]], second: list[dict[str, Any]], third: list[dict[str, Any]], top: int
 ) -> None:
-    """With lists shorter than the parts (ties broken by row), a merge keeps what one pass keeps."""
+    """With lists shorter than the parts (ties broken by row), a merge keeps what one pass keeps,
+    whether a part comes as a tally or, as at an export's assembly, as its decoded state only."""
     whole = every_variant(first + second + third, top=top)
     merged = every_variant(first, top=top)
     merged.merge(decode_tally(encode_tally(every_variant(second, start=len(first), top=top))))
-    merged.merge(decode_tally(encode_tally(every_variant(third, start=len(first) + len(second), top=top))))
+    merged.merge(decode_tally_state(encode_tally(every_variant(third, start=len(first) + len(second), top=top))))
     assert merged.state().tops == whole.state().tops
 
 
