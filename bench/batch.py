@@ -4,6 +4,7 @@
     .venv/bin/python bench/batch.py --rows 100000 --unique --http     # a real server: upload, job, download
     .venv/bin/python bench/batch.py --rows 100000 --unique --http --local-workers 0  # the server alone
     .venv/bin/python bench/batch.py --rows 100000 --unique --workers 2  # PostgreSQL + Redis, 2 worker processes
+    .venv/bin/python bench/batch.py --rows 1000000 --unique --workers 2 --jobs 4  # 4 jobs of 250,000 at once
 
 --unique makes every address different, so no answer is reused (repeats flatter the figure).
 --workers N runs the server with the Taskiq queue on the local Redis and a new PostgreSQL database
@@ -114,10 +115,12 @@ async def run(rows: int, unique: bool) -> None:
         await container.engine().dispose()
 
 
-def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None:
+def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_count: int = 1) -> None:
     """Upload, start, poll and download through a real server; with workers, on PostgreSQL + Redis;
-    else embedded, with the server's local worker processes."""
-    content = build_input(rows, Settings.from_env().data_dir, unique=unique)
+    else embedded, with the server's local worker processes. With `jobs_count`, the rows are that
+    many uploads, started together: the workers' throughput over several jobs, whose splits and
+    exports overlap other jobs' chunks, beside one job's time from upload to download."""
+    parts = split_input(build_input(rows, Settings.from_env().data_dir, unique=unique), jobs_count)
     with distributed(workers, local_workers) as extra_env:
         processes: list[subprocess.Popen] = []
         with running_server(extra_env=extra_env, on_start=processes.append) as (base_url, env):
@@ -128,21 +131,24 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None
                                                        "search_caching": False}).raise_for_status()
                 cpus_before = [cpu_seconds(process.pid, with_children=bool(workers)) for process in processes]
                 started = time.perf_counter()
-                file_id = client.post("/api/upload-csv", files={"file": ("bench.csv", content, "text/csv")}
-                                      ).raise_for_status().json()["file_id"]
+                file_ids = [client.post("/api/upload-csv", files={"file": (f"bench{n}.csv", part, "text/csv")}
+                                        ).raise_for_status().json()["file_id"] for n, part in enumerate(parts)]
                 uploaded = time.perf_counter()
-                job = client.post("/api/batch-jobs", json={"file_id": file_id}).raise_for_status().json()["job"]
-                while job["status"] not in ("done", "failed"):
+                jobs = [client.post("/api/batch-jobs", json={"file_id": file_id}).raise_for_status().json()["job"]
+                        for file_id in file_ids]
+                while any(job["status"] not in ("done", "failed") for job in jobs):
                     time.sleep(0.25)
-                    job = client.get(f"/api/batch-jobs/{job['id']}").raise_for_status().json()["job"]
-                if job["status"] != "done":
-                    raise SystemExit(f"the batch failed: {job}\n{worker_logs()}")
+                    jobs = [client.get(f"/api/batch-jobs/{job['id']}").raise_for_status().json()["job"]
+                            if job["status"] not in ("done", "failed") else job for job in jobs]
+                if any(job["status"] != "done" for job in jobs):
+                    raise SystemExit(f"a batch failed: {jobs}\n{worker_logs()}")
                 seen_done = time.perf_counter()
-                export = client.get(f"/api/download/{job['export_filename']}").raise_for_status()
+                exported = sum(len(client.get(f"/api/download/{job['export_filename']}").raise_for_status().content)
+                               for job in jobs)
                 elapsed = time.perf_counter() - started
                 cpus_during = [_spent(cpu_seconds(process.pid, with_children=bool(workers)), before)
                                for process, before in zip(processes, cpus_before)]
-                summaries = portfolio_times(client, job["export_filename"])
+                summaries = portfolio_times(client, jobs[0]["export_filename"])
             if not workers:  # the server's local workers are its children
                 processes += [_Process(pid) for pid in child_pids(processes[0].pid)]
             # Each process on its own: a local worker is not the server's memory.
@@ -153,9 +159,10 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None
                 worker.wait(timeout=30)
     where = (f"PostgreSQL + Redis, {workers} worker(s)" if workers
              else f"embedded default (SQLite, in-process, {local_workers} local worker(s))")
-    print(f"{rows:>9,} {'unique ' if unique else ''}addresses over HTTP, {where}")
+    print(f"{rows:>9,} {'unique ' if unique else ''}addresses over HTTP, {where}"
+          + (f", as {jobs_count} jobs started together" if jobs_count > 1 else ""))
     print(f"  upload {uploaded - started:6.1f} s; upload to export downloaded {elapsed:6.1f} s  "
-          f"{rows / elapsed:7,.0f} rows/s  export {len(export.content) / 1e6:5.1f} MB "
+          f"{rows / elapsed:7,.0f} rows/s  export {exported / 1e6:5.1f} MB "
           f"(seen done at {seen_done - started:.1f} s, downloaded in {elapsed - (seen_done - started):.1f} s)")
     print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
         f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
@@ -168,6 +175,15 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int) -> None
         f"{what} {first:.2f} s / {again:.2f} s" for what, (first, again) in summaries.items()))
     if workers:
         print(work_shares(log_paths))
+
+
+def split_input(content: bytes, count: int) -> list[bytes]:
+    """The CSV as `count` files of consecutive rows, each with the header (the bench's rows are
+    one line each)."""
+    header, _, body = content.partition(b"\n")
+    lines = body.splitlines(keepends=True)
+    size = -(-len(lines) // count)
+    return [header + b"\n" + b"".join(lines[start:start + size]) for start in range(0, len(lines), size)]
 
 
 def _spent(now: float | None, before: float | None) -> float | None:
@@ -207,8 +223,12 @@ def work_shares(logs: list[Path]) -> str:
         rows, seconds = sum(c["rows"] for c in chunks), sum(c["seconds"] for c in chunks)
         cpu = sum(c.get("cpu_seconds", 0) for c in chunks)
         chunk_rows, chunk_seconds, chunk_cpu = chunk_rows + rows, chunk_seconds + seconds, chunk_cpu + cpu
-        other = "".join(f", {r['msg'].removeprefix('batch ')} {r['seconds']:.1f} s" for r in records
-                        if r.get("msg") in ("batch job split", "batch export stored"))
+        other = ""
+        for what in ("batch job split", "batch export stored"):
+            spent = [r["seconds"] for r in records if r.get("msg") == what]
+            if spent:
+                other += f", {what.removeprefix('batch ')} {sum(spent):.1f} s" + (
+                    f" ({len(spent)} jobs)" if len(spent) > 1 else "")
         lines.append(f"  worker {number}: {len(chunks)} chunks, {rows:,} rows in {seconds:.1f} s ({cpu:.1f} s CPU)"
                      f", {rows / seconds if seconds else 0:,.0f} rows/s of chunk time{other}")
     return "\n".join(lines + [f"  chunks: {chunk_rows:,} rows in {chunk_seconds:.1f} s of chunk time "
@@ -263,11 +283,12 @@ def main() -> None:
     parser.add_argument("--unique", action="store_true", help="no address repeats")
     parser.add_argument("--http", action="store_true", help="through a real server: upload, job, download")
     parser.add_argument("--workers", type=int, default=0, help="worker processes on PostgreSQL + Redis (implies --http)")
+    parser.add_argument("--jobs", type=int, default=1, help="the rows as this many jobs started together (implies --http)")
     parser.add_argument("--local-workers", type=int, default=default_local_workers(None),
                         help="the embedded server's local worker processes (default: as `perilscope serve` on this machine)")
     args = parser.parse_args()
-    if args.http or args.workers:
-        over_http(args.rows, args.unique, args.workers, args.local_workers)
+    if args.http or args.workers or args.jobs > 1:
+        over_http(args.rows, args.unique, args.workers, args.local_workers, args.jobs)
     else:
         asyncio.run(run(args.rows, args.unique))
 
