@@ -522,12 +522,16 @@ class BatchService:
         return round(job.done / seconds, 1) if seconds > 0 else None
 
     async def resume_unfinished(self) -> list[str]:
-        """After a restart: split what was waiting and send tasks again for the queued chunks of
-        every unfinished job (an in-process queue's tasks died with the process; a spare task on
-        a lasting queue finds nothing to do)."""
+        """After a restart: queue what was waiting to be split (or split in part) and send tasks
+        again for the queued chunks of every unfinished job (an in-process queue's tasks died with
+        the process; a spare task on a lasting queue finds nothing to do)."""
         job_ids = await self._store.unfinished_job_ids()
         for job_id in job_ids:
-            if ended := await self._runner.split(job_id, resend=True):
+            if await self._runner.chunks_of(job_id) is None:
+                # Not split whole: its own task splits it (going on after the chunks stored), in
+                # the queue's turn, rather than holding up the start here.
+                await self.queue.enqueue(job_id)
+            elif ended := await self._runner.split(job_id, resend=True):
                 await self._job_ended(ended)
         return job_ids
 

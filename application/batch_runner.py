@@ -1,6 +1,10 @@
 """How a batch job runs: split into chunks, each chunk a task that any worker may take, and the
 export assembled once when the last chunk has ended.
 
+- A job is split as its file is read, its chunks stored and sent a batch at a time, so workers run
+  the first while the rest is read; one process holds the job's split turn, and one that takes it
+  over from a splitter that died goes on after the chunks stored. The job can finish only once it
+  is split whole.
 - A chunk task claims the fairest chunk to run next (ports/chunks.py): tasks are interchangeable,
   so a lost or duplicated task costs nothing and a small job is served between a big job's chunks.
 - A worker holds a chunk by a lease it renews while it works; a worker that dies (kill -9) stops
@@ -47,6 +51,7 @@ from domain.chunks import ChunkInput, ChunkSplitter, rows_of
 
 log = logging.getLogger("perilscope.batch")
 ENDED = ("done", "failed")
+SPLIT_BATCH_CHUNKS = 32  # chunks stored in one transaction, at most, while a job is split
 INPUT_GONE = "Part of the uploaded file is missing from the file store. Upload the file again and start a new job."
 
 
@@ -102,34 +107,63 @@ class ChunkRunner:
     # --- a job's task: split it ------------------------------------------------------------
 
     async def split(self, job_id: str, resend: bool = False) -> BatchJob | None:
-        """Split the job into queued chunks and send a task for each. A job split already (by a
-        chunk task, or its task sent twice) gets no more tasks, unless `resend`: after a restart,
-        when the tasks of an in-process queue are gone. Returns the job when this call ended it."""
+        """Split the job into queued chunks, a task for each, while its file is read: chunks are
+        stored a batch at a time, so workers run the first while the rest is read (a million-row
+        file takes seconds to read). One process holds the job's split turn; one that took it over
+        from a splitter that died goes on after the chunks stored. A job split already (by a chunk
+        task, or its task sent twice) gets no more tasks, unless `resend`: after a restart, when
+        the tasks of an in-process queue are gone. Returns the job when this call ended it."""
         job = await self._store.job(None, job_id)
         if job is None or job.status in ENDED:
             return None
-        if await self._chunks.job_chunks(job_id, self._clock.now()) is not None:
-            if resend:
+        now = self._clock.now()
+        stored = await self._chunks.begin_split(job_id, self._owner, now, now + self._policy.lease)
+        if stored is None:  # split whole already, or being split by another process
+            if resend and await self._chunks.job_chunks(job_id, now) is not None:
                 await self._send(await self._chunks.queued_count(job_id))
             return await self.finish_if_ended(job_id)
+        if stored:  # the chunks its last splitter stored may have lost their tasks with it
+            await self._send(await self._chunks.queued_count(job_id))
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         if upload is None:
             return await self._fail(job_id, "The uploaded file is gone.")
         started = time.monotonic()
         try:
-            # Streamed from the file store, each chunk's CSV stored on its own, all before the write
-            # transaction, which stays short.
-            inputs = [StoredChunkInput(chunk.plan, chunk.line_offset, *await self._store_input(job_id, chunk))
-                      async for chunk in self._chunk_inputs(upload)]
+            async with self._holding(lambda until: self._chunks.renew_split(job_id, self._owner, until)):
+                count = await self._store_chunks(job_id, upload, stored)
         except UploadError as error:
             return await self._fail(job_id, f"The uploaded file could not be read again: {error.message}")
         except NotFound:
             return await self._fail(job_id, "The uploaded file is gone.")
-        if await self._chunks.split(job_id, inputs, self._clock.now()):
-            await self._send(len(inputs))
-            log.info("batch job split", extra={"job_id": job_id, "chunks": len(inputs),
-                                               "seconds": round(time.monotonic() - started, 3), "worker": self._owner})
-        return None
+        if count is None or not await self._chunks.end_split(job_id, self._owner, count):
+            return None  # its turn was taken over: the new splitter goes on
+        log.info("batch job split", extra={"job_id": job_id, "chunks": count, "resumed_after": stored,
+                                           "seconds": round(time.monotonic() - started, 3), "worker": self._owner})
+        # Every chunk may have ended while the last ones were stored: the job finishes now.
+        return await self.finish_if_ended(job_id)
+
+    async def _store_chunks(self, job_id: str, upload: UploadedFile, stored: int) -> int | None:
+        """The upload's chunks after the first `stored`, each's CSV written, then stored and sent a
+        batch at a time; how many chunks the job has, or None when the turn was taken over."""
+        batch: list[StoredChunkInput] = []
+        batch_size, count = 1, stored  # the first chunk goes at once; then batches double, to 32
+        async for chunk in self._chunk_inputs(upload):
+            if chunk.plan.index < stored:
+                continue  # stored by the splitter that died
+            batch.append(StoredChunkInput(chunk.plan, chunk.line_offset, *await self._store_input(job_id, chunk)))
+            if len(batch) >= batch_size:
+                if not await self._add(job_id, batch):
+                    return None
+                count, batch, batch_size = count + len(batch), [], min(batch_size * 2, SPLIT_BATCH_CHUNKS)
+        if batch and not await self._add(job_id, batch):
+            return None
+        return count + len(batch)
+
+    async def _add(self, job_id: str, batch: list[StoredChunkInput]) -> bool:
+        if not await self._chunks.add_chunks(job_id, self._owner, batch, self._clock.now()):
+            return False
+        await self._send(len(batch))
+        return True
 
     async def _chunk_inputs(self, upload: UploadedFile) -> AsyncIterator[ChunkInput]:
         splitter: ChunkSplitter | None = None
@@ -162,7 +196,7 @@ class ChunkRunner:
 
     async def _split_waiting(self) -> list[BatchJob]:
         ended = []
-        for job_id in await self._chunks.unsplit_jobs(limit=1):
+        for job_id in await self._chunks.unsplit_jobs(self._clock.now(), limit=1):
             if job := await self.split(job_id):
                 ended.append(job)
         return ended

@@ -615,19 +615,49 @@ class InMemoryChunkStore:
         self.chunks: dict[str, list[_StoredChunk]] = {}
         self._last_claimed: dict[str, datetime] = {}
         self._finisher: dict[str, tuple[str, datetime]] = {}
+        self._splitter: dict[str, tuple[str, datetime]] = {}
+        self.split_whole: set[str] = set()
 
-    async def split(self, job_id: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
-        if job_id in self.chunks:
+    def _splittable(self, job_id: str, now: datetime) -> bool:
+        holder = self._splitter.get(job_id)
+        return (self._jobs.jobs[job_id].status in UNFINISHED_JOBS and job_id not in self.split_whole
+                and (holder is None or holder[1] < now))
+
+    def _splitting(self, job_id: str, owner: str) -> bool:
+        return job_id not in self.split_whole and self._splitter.get(job_id, ("",))[0] == owner
+
+    async def begin_split(self, job_id: str, owner: str, now: datetime, until: datetime) -> int | None:
+        if not self._splittable(job_id, now):
+            return None
+        self._splitter[job_id] = (owner, until)
+        return len(self.chunks.get(job_id, []))
+
+    async def renew_split(self, job_id: str, owner: str, until: datetime) -> bool:
+        if not self._splitting(job_id, owner):
             return False
-        self.chunks[job_id] = [_StoredChunk(job_id, c.plan, c.input_key, c.line_offset, now) for c in chunks]
-        self._jobs.jobs[job_id] = replace(self._jobs.jobs[job_id], done=0)
+        self._splitter[job_id] = (owner, until)
+        return True
+
+    async def add_chunks(self, job_id: str, owner: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
+        if not self._splitting(job_id, owner):
+            return False
+        self.chunks.setdefault(job_id, []).extend(
+            _StoredChunk(job_id, c.plan, c.input_key, c.line_offset, now) for c in chunks)
+        return True
+
+    async def end_split(self, job_id: str, owner: str, count: int) -> bool:
+        if not self._splitting(job_id, owner) or len(self.chunks.get(job_id, [])) != count:
+            return False
+        self.chunks.setdefault(job_id, [])
+        self.split_whole.add(job_id)
+        del self._splitter[job_id]
         return True
 
     async def queued_count(self, job_id: str) -> int:
         return sum(c.status == "queued" for c in self.chunks.get(job_id, []))
 
-    async def unsplit_jobs(self, limit: int) -> list[str]:
-        waiting = [job for job in self._jobs.jobs.values() if job.status in UNFINISHED_JOBS and job.id not in self.chunks]
+    async def unsplit_jobs(self, now: datetime, limit: int) -> list[str]:
+        waiting = [job for job in self._jobs.jobs.values() if self._splittable(job.id, now)]
         return [job.id for job in sorted(waiting, key=lambda job: job.created_at)][:limit]
 
     def _in_flight(self, job_id: str, now: datetime) -> int:
@@ -705,7 +735,7 @@ class InMemoryChunkStore:
     def _finishable(self, job_id: str, now: datetime) -> bool:
         job = self._jobs.jobs[job_id]
         holder = self._finisher.get(job_id)
-        return (job.status == "running" and job_id in self.chunks
+        return (job.status == "running" and job_id in self.split_whole
                 and all(c.status in ("done", "failed") for c in self.chunks[job_id])
                 and (holder is None or holder[1] < now))
 
@@ -746,7 +776,7 @@ class InMemoryChunkStore:
         return True
 
     async def job_chunks(self, job_id: str, now: datetime) -> JobChunks | None:
-        if job_id not in self.chunks:
+        if job_id not in self.split_whole:
             return None
         chunks = self.chunks[job_id]
         workers = sorted({c.lease_owner for c in chunks if c.status == "running" and c.lease_expires_at >= now})

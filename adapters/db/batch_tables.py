@@ -44,8 +44,11 @@ class BatchJobRow(Base):
     created_at: Mapped[datetime]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
-    # Chunked running (adapters/db/chunk_repository.py): None until the job is split.
+    # Chunked running (adapters/db/chunk_repository.py): None until the job is split whole.
     chunks_total: Mapped[int | None] = mapped_column(Integer)
+    # The one process splitting it (its chunks run while the rest of its file is read), and until when.
+    splitter: Mapped[str | None] = mapped_column(String(120))
+    splitter_expires_at: Mapped[datetime | None]
     # When a worker last took one of its chunks: jobs are served in turn (fairness).
     last_claimed_at: Mapped[datetime | None]
     # The one process assembling the export (stage 'export'), and until when it holds that turn.

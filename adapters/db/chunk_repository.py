@@ -46,6 +46,11 @@ def _held(chunk: ClaimedChunk):  # noqa: ANN202
                 Chunk.attempts == chunk.attempt, Chunk.lease_owner == chunk.owner)
 
 
+def _splitting(job_id: str, owner: str):  # noqa: ANN202
+    """The job, while `owner` holds its split turn."""
+    return and_(Job.id == job_id, Job.splitter == owner, Job.chunks_total.is_(None))
+
+
 def _of_unended_job():  # noqa: ANN202
     """A failed job's chunks are left alone (no claims, no tasks)."""
     return Chunk.job_id.in_(select(Job.id).where(Job.status.in_((QUEUED, RUNNING))))
@@ -67,27 +72,51 @@ class SqlChunkStore:
         self._sessions = sessions
         self._writer = writer
 
-    async def split(self, job_id: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
+    async def begin_split(self, job_id: str, owner: str, now: datetime, until: datetime) -> int | None:
         async with self._writer.session() as session:
-            # Marking the job first makes a concurrent second split wait, then find it split.
-            marked = await session.execute(
-                update(Job).where(Job.id == job_id, Job.chunks_total.is_(None)).values(chunks_total=0)
+            taken = await session.execute(
+                update(Job).where(
+                    Job.id == job_id, Job.status.in_((QUEUED, RUNNING)), Job.chunks_total.is_(None),
+                    or_(Job.splitter.is_(None), Job.splitter_expires_at < now),
+                ).values(splitter=owner, splitter_expires_at=until)
             )
-            if marked.rowcount != 1:
+            if taken.rowcount != 1:
+                await session.rollback()
+                return None
+            # Read after taking the turn: the job's row is ours now, so no other splitter adds more.
+            stored = int(await session.scalar(select(func.count()).where(Chunk.job_id == job_id)) or 0)
+            await session.commit()
+        return stored
+
+    async def renew_split(self, job_id: str, owner: str, until: datetime) -> bool:
+        return await self._while_splitting(job_id, owner, splitter_expires_at=until)
+
+    async def add_chunks(self, job_id: str, owner: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
+        async with self._writer.session() as session:
+            # Touching the job's row first fences a splitter whose turn was taken over, and makes a
+            # concurrent taker wait for these chunks, then count them.
+            held = await session.execute(update(Job).where(_splitting(job_id, owner)).values(splitter=owner))
+            if held.rowcount != 1:
                 await session.rollback()
                 return False
-            count = 0
-            for chunk in chunks:
-                await session.execute(insert(Chunk).values(
-                    job_id=job_id, idx=chunk.plan.index, first_row=chunk.plan.first_row,
-                    row_count=chunk.plan.row_count, line_offset=chunk.line_offset, input_key=chunk.input_key,
-                    input_bytes=chunk.input_bytes,
-                    status=QUEUED, attempts=0, enqueued_at=now, rows_failed=0,
-                ))
-                count += 1
-            await session.execute(update(Job).where(Job.id == job_id).values(chunks_total=count))
+            await session.execute(insert(Chunk), [
+                {"job_id": job_id, "idx": chunk.plan.index, "first_row": chunk.plan.first_row,
+                 "row_count": chunk.plan.row_count, "line_offset": chunk.line_offset, "input_key": chunk.input_key,
+                 "input_bytes": chunk.input_bytes, "status": QUEUED, "attempts": 0, "enqueued_at": now,
+                 "rows_failed": 0}
+                for chunk in chunks
+            ])
             await session.commit()
         return True
+
+    async def end_split(self, job_id: str, owner: str, count: int) -> bool:
+        return await self._while_splitting(job_id, owner, chunks_total=count, splitter=None, splitter_expires_at=None)
+
+    async def _while_splitting(self, job_id: str, owner: str, **values: object) -> bool:
+        async with self._writer.session() as session:
+            result = await session.execute(update(Job).where(_splitting(job_id, owner)).values(**values))
+            await session.commit()
+        return result.rowcount == 1
 
     async def queued_count(self, job_id: str) -> int:
         async with self._sessions() as session:
@@ -95,10 +124,11 @@ class SqlChunkStore:
                 select(func.count()).where(Chunk.job_id == job_id, Chunk.status == QUEUED)
             ) or 0)
 
-    async def unsplit_jobs(self, limit: int) -> list[str]:
+    async def unsplit_jobs(self, now: datetime, limit: int) -> list[str]:
         async with self._sessions() as session:
             rows = await session.scalars(
-                select(Job.id).where(Job.status.in_((QUEUED, RUNNING)), Job.chunks_total.is_(None))
+                select(Job.id).where(Job.status.in_((QUEUED, RUNNING)), Job.chunks_total.is_(None),
+                                     or_(Job.splitter.is_(None), Job.splitter_expires_at < now))
                 .order_by(Job.created_at).limit(limit)
             )
             return list(rows)

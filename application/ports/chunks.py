@@ -135,15 +135,29 @@ class FailedInput:
 
 
 class ChunkStore(Protocol):
-    async def split(self, job_id: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
-        """Store the job's chunks, queued, unless it has some already (checked and stored in one
-        transaction); True when this call split it."""
+    async def begin_split(self, job_id: str, owner: str, now: datetime, until: datetime) -> int | None:
+        """Take the job's one turn at splitting it: a queued or running job not split whole yet,
+        whose turn nobody holds (or the holder's time ran out). Returns how many of its chunks are
+        stored already (a splitter that died stored them: this one goes on after them), or None
+        when the turn is not the caller's."""
+        ...
+
+    async def renew_split(self, job_id: str, owner: str, until: datetime) -> bool: ...
+
+    async def add_chunks(self, job_id: str, owner: str, chunks: Iterable[StoredChunkInput], now: datetime) -> bool:
+        """Store more of the job's chunks, queued (claimable at once), only while `owner` holds
+        the split turn; False, and nothing stored, otherwise."""
+        ...
+
+    async def end_split(self, job_id: str, owner: str, count: int) -> bool:
+        """The job is split whole, into `count` chunks: only from now on can it finish. Only
+        while `owner` holds the turn."""
         ...
 
     async def queued_count(self, job_id: str) -> int: ...
 
-    async def unsplit_jobs(self, limit: int) -> list[str]:
-        """Queued or running jobs not split into chunks yet, oldest first."""
+    async def unsplit_jobs(self, now: datetime, limit: int) -> list[str]:
+        """Queued or running jobs not split whole yet that nobody (alive) is splitting, oldest first."""
         ...
 
     async def claim(self, owner: str, now: datetime, lease_until: datetime, max_attempts: int,
@@ -179,8 +193,8 @@ class ChunkStore(Protocol):
         ...
 
     async def begin_finishing(self, job_id: str, owner: str, now: datetime, until: datetime) -> bool:
-        """Take the job's one turn at assembling its export: only when every chunk is done or
-        failed and nobody holds the turn (or the holder's time ran out)."""
+        """Take the job's one turn at assembling its export: only when it is split whole, every
+        chunk is done or failed and nobody holds the turn (or the holder's time ran out)."""
         ...
 
     async def renew_finishing(self, job_id: str, owner: str, until: datetime) -> bool: ...
@@ -205,7 +219,7 @@ class ChunkStore(Protocol):
         ...
 
     async def job_chunks(self, job_id: str, now: datetime) -> JobChunks | None:
-        """None for a job that was never split."""
+        """None for a job not split whole yet."""
         ...
 
     async def failed_inputs(self, job_id: str) -> list[FailedInput]: ...

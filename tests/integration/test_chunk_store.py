@@ -61,9 +61,16 @@ async def _job(container: Container, user_id: str, rows: int, chunk_rows: int, c
         BatchJob(id=job_id, user_id=user_id, file_id=None, status="queued", stage="search", done=0, total=rows,
                  created_at=created_at)
     )
-    assert job_id in await container.chunk_store().unsplit_jobs(limit=1000)
-    assert await container.chunk_store().split(job_id, _inputs(job_id, rows, chunk_rows), T0)
+    assert job_id in await container.chunk_store().unsplit_jobs(T0, limit=1000)
+    await split(container.chunk_store(), job_id, _inputs(job_id, rows, chunk_rows))
     return job_id
+
+
+async def split(store: SqlChunkStore, job_id: str, inputs: list[StoredChunkInput]) -> None:
+    """The job split whole by one splitter, in one batch."""
+    assert await store.begin_split(job_id, "splitter:1", T0, T0 + LEASE) == 0
+    assert await store.add_chunks(job_id, "splitter:1", inputs, T0)
+    assert await store.end_split(job_id, "splitter:1", len(inputs))
 
 
 def _inputs(job_id: str, rows: int, chunk_rows: int) -> list[StoredChunkInput]:
@@ -76,8 +83,8 @@ def _inputs(job_id: str, rows: int, chunk_rows: int) -> list[StoredChunkInput]:
 async def test_concurrent_claimants_take_every_chunk_exactly_once(world) -> None:  # noqa: ANN001
     container, user_id = world
     job_id = await _job(container, user_id, rows=40, chunk_rows=2)
-    assert job_id not in await container.chunk_store().unsplit_jobs(limit=1000)
-    assert not await container.chunk_store().split(job_id, _inputs(job_id, 4, 2), T0)  # split once
+    assert job_id not in await container.chunk_store().unsplit_jobs(T0, limit=1000)
+    assert await container.chunk_store().begin_split(job_id, "splitter:2", T0 + LEASE, T0 + 2 * LEASE) is None  # once
 
     async def claimant(store: SqlChunkStore, owner: str) -> list[int]:
         taken = []
@@ -266,3 +273,39 @@ async def test_results_come_page_by_page_in_input_order(world, monkeypatch: pyte
         (0, 0, "jobs/j/out/0.a1.lines", None), (1, 2, "jobs/j/out/1.a1.lines", None),
         (2, 4, "jobs/j/out/2.a1.lines", None), (3, 6, None, "three\n"), (4, 8, "jobs/j/out/4.a1.lines", None)]
     assert all(o.detail_columns == ("TIV",) for o in outputs)
+
+
+async def test_one_splitter_at_a_time_and_a_dead_ones_successor_goes_on_after_its_chunks(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    stores = [_process(container) for _ in range(4)]
+    job_id = str(uuid.uuid4())
+    await container.batch_store().add_job(BatchJob(id=job_id, user_id=user_id, file_id=None, status="queued",
+                                                   stage="search", done=0, total=8, created_at=T0))
+    inputs = _inputs(job_id, rows=8, chunk_rows=2)
+    turns = await asyncio.gather(*(s.begin_split(job_id, f"splitter:{n}", T0, T0 + LEASE) for n, s in enumerate(stores)))
+    assert sorted(turns, key=str) == [0, None, None, None]
+    first = f"splitter:{turns.index(0)}"
+    store = stores[0]
+    assert await store.add_chunks(job_id, first, inputs[:2], T0)
+    assert not await store.add_chunks(job_id, "splitter:9", inputs[2:], T0)  # not its turn
+    # Stored chunks are claimed and run while the job is being split; it cannot finish before the end.
+    for _ in range(2):
+        chunk = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
+        assert await store.complete(chunk, RESULT, T0)
+    assert not await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
+    assert job_id not in await store.finishable_jobs(T0) and await store.job_chunks(job_id, T0) is None
+    assert job_id not in await store.unsplit_jobs(T0, limit=1000)  # its splitter is alive
+    later = T0 + LEASE + timedelta(seconds=1)
+    assert job_id in await store.unsplit_jobs(later, limit=1000)  # ...until its turn runs out
+    assert await store.begin_split(job_id, "splitter:8", later, later + LEASE) == 2  # goes on after chunk 1
+    assert not await store.add_chunks(job_id, first, inputs[2:], later)  # the first is fenced out
+    assert not await store.end_split(job_id, first, 4)
+    assert await store.renew_split(job_id, "splitter:8", later + 2 * LEASE)
+    assert await store.add_chunks(job_id, "splitter:8", inputs[2:], later)
+    assert await store.end_split(job_id, "splitter:8", 4)
+    assert await store.begin_split(job_id, "splitter:7", later + 9 * LEASE, later + 10 * LEASE) is None  # split whole
+    for _ in range(2):
+        chunk = await store.claim("host:1", later, later + LEASE, max_attempts=3)
+        assert await store.complete(chunk, RESULT, later)
+    assert (await store.job_chunks(job_id, later)).total == 4
+    assert await store.begin_finishing(job_id, "host:1", later, later + LEASE)

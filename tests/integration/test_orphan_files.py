@@ -18,7 +18,7 @@ from application.result_files import export_keys, write_chunk
 from domain.chunks import ChunkPlan
 from entrypoints.container import Container
 from tests.fakes import FakeClock
-from tests.integration.test_chunk_store import world  # noqa: F401 - a fixture
+from tests.integration.test_chunk_store import split, world  # noqa: F401 - a fixture
 from tests.integration.test_file_stores import s3_credentials, s3_endpoint, store  # noqa: F401 - fixtures
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -34,7 +34,7 @@ async def _named_files(container: Container, files: FileStore, user_id: str) -> 
                                await write_text(files, chunk_input_key(job_id, index), "Street Address\na\nb\n"))
               for index in (0, 1)]
     chunks = container.chunk_store()
-    assert await chunks.split(job_id, inputs, T0)
+    await split(chunks, job_id, inputs)
     claimed = await chunks.claim("host:1", T0, T0 + AGE, max_attempts=3)
     written = await write_chunk(files, claimed, ChunkResult("lines\n", b"{}\n", ()))
     assert await chunks.complete(claimed, written, T0)

@@ -343,3 +343,38 @@ async def test_a_chunk_turn_told_not_to_split_leaves_a_waiting_job_to_the_server
     assert await w.service.job_chunks(ANN, job.id) is None and w.queue.chunk_tasks == 0
     assert await w.service.run_chunk() is True  # a server's chunk task splits it, then runs a chunk
     assert (await w.service.job_chunks(ANN, job.id)).total == 2
+
+
+async def test_chunks_run_while_the_job_is_split_and_a_dead_splitters_successor_goes_on_after_them() -> None:
+    w = world(chunk_rows=2)
+    names = streets(13)  # 7 chunks: stored in batches of 1, 2, 4
+    upload = await w.service.upload(ANN, "book.csv", csv_of(names))
+    job = await w.service.start(ANN, upload.id)
+    runner = w.service._runner  # noqa: SLF001 - the splitter dies after the chunks of two batches
+    store_input, stored = runner._store_input, []  # noqa: SLF001
+
+    async def dies_at_the_fourth(job_id: str, chunk):  # noqa: ANN001, ANN202
+        if chunk.plan.index == 3:
+            raise KeyboardInterrupt  # as a kill -9: nothing after it runs, the turn stays held
+        stored.append(chunk.plan.index)
+        return await store_input(job_id, chunk)
+
+    runner._store_input = dies_at_the_fourth  # noqa: SLF001
+    with pytest.raises(KeyboardInterrupt):
+        await w.service.run(job.id)
+    runner._store_input = store_input  # noqa: SLF001
+    assert [c.plan.index for c in w.chunks.chunks[job.id]] == [0, 1, 2] and w.queue.chunk_tasks == 3
+    assert (await w.service.job_chunks(ANN, job.id)) is None  # not split whole: no total yet
+    await run_one_chunk(w)
+    await run_one_chunk(w)
+    await run_one_chunk(w)  # every chunk stored has ended, and the job still cannot finish
+    assert w.store.jobs[job.id].status == "running" and w.store.jobs[job.id].done == 6
+    await w.service.sweep()
+    assert len(w.chunks.chunks[job.id]) == 3  # the dead splitter's turn still runs
+    w.lookup.clock.advance(LEASE + timedelta(seconds=1))
+    await w.service.sweep()  # its turn is taken over: the chunks after the stored ones
+    assert [c.plan.index for c in w.chunks.chunks[job.id]] == list(range(7))
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    [export] = w.store.exports_stored
+    assert export_streets(w.export_text(export)) == names and w.store.jobs[job.id].done == 13
