@@ -132,9 +132,9 @@ class ChunkRunner:
             async with self._holding(lambda until: self._chunks.renew_split(job_id, self._owner, until)):
                 count = await self._store_chunks(job_id, upload, stored)
         except UploadError as error:
-            return await self._fail(job_id, f"The uploaded file could not be read again: {error.message}")
+            return await self._fail_with_results(job_id, f"The uploaded file could not be read again: {error.message}")
         except NotFound:
-            return await self._fail(job_id, "The uploaded file is gone.")
+            return await self._fail_with_results(job_id, "The uploaded file is gone.")
         if count is None or not await self._chunks.end_split(job_id, self._owner, count):
             return None  # its turn was taken over: the new splitter goes on
         log.info("batch job split", extra={"job_id": job_id, "chunks": count, "resumed_after": stored,
@@ -158,6 +158,14 @@ class ChunkRunner:
         if batch and not await self._add(job_id, batch):
             return None
         return count + len(batch)
+
+    async def _fail_with_results(self, job_id: str, error: str) -> BatchJob | None:
+        """The job fails, and the results of its chunks that ran (while it was split, or before
+        its export could be assembled), never to be exported, are deleted."""
+        failed = await self._fail(job_id, error)
+        if failed is not None:
+            await self._drop_results(job_id)
+        return failed
 
     async def _add(self, job_id: str, batch: list[StoredChunkInput]) -> bool:
         if not await self._chunks.add_chunks(job_id, self._owner, batch, self._clock.now()):
@@ -306,10 +314,7 @@ class ChunkRunner:
                 export = await self._answers.assemble(job, results())
         except Exception as error:  # noqa: BLE001 - recorded on the job
             log.exception("batch export failed", extra={"job_id": job_id})
-            failed = await self._fail(job_id, f"Batch processing failed: {type(error).__name__}")
-            if failed is not None:
-                await self._drop_results(job_id)
-            return failed
+            return await self._fail_with_results(job_id, f"Batch processing failed: {type(error).__name__}")
         done_inputs = await self._chunks.done_input_keys(job_id)  # `finish` drops their keys
         if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
             await delete_files(self._files, export.keys)  # another process took the turn over and finishes it

@@ -378,3 +378,32 @@ async def test_chunks_run_while_the_job_is_split_and_a_dead_splitters_successor_
         await run_one_chunk(w)
     [export] = w.store.exports_stored
     assert export_streets(w.export_text(export)) == names and w.store.jobs[job.id].done == 13
+
+
+async def test_a_job_whose_file_goes_while_it_is_split_fails_and_its_chunks_results_go() -> None:
+    w = world(chunk_rows=2)
+    upload = await w.service.upload(ANN, "book.csv", csv_of(streets(13)))
+    job = await w.service.start(ANN, upload.id)
+    runner = w.service._runner  # noqa: SLF001
+    store_input = runner._store_input  # noqa: SLF001
+
+    async def dies_at_the_fourth(job_id: str, chunk):  # noqa: ANN001, ANN202
+        if chunk.plan.index == 3:
+            raise KeyboardInterrupt
+        return await store_input(job_id, chunk)
+
+    runner._store_input = dies_at_the_fourth  # noqa: SLF001
+    with pytest.raises(KeyboardInterrupt):
+        await w.service.run(job.id)
+    runner._store_input = store_input  # noqa: SLF001
+    while w.queue.chunk_tasks:
+        await run_one_chunk(w)
+    results = [key for c in w.chunks.chunks[job.id] for key in c.result.keys]
+    assert len(results) == 12 and all(key in w.files.files for key in results)
+    assert upload.file_key is not None
+    del w.files.files[upload.file_key]  # gone (purged, or the store lost it) before the split went on
+    w.lookup.clock.advance(LEASE + timedelta(seconds=1))
+    await w.service.sweep()
+    failed = w.store.jobs[job.id]
+    assert (failed.status, failed.error) == ("failed", "The uploaded file is gone.")
+    assert not [key for key in results if key in w.files.files]
