@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
-
 class _Pauses:
     """Pauses in this process, nested or concurrent (coroutines): the collector resumes after the
     last ends, and only if it was running before the first."""
