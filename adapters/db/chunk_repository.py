@@ -12,7 +12,7 @@ import json
 from collections.abc import AsyncIterator, Iterable
 from datetime import UTC, datetime
 
-from sqlalchemy import and_, case, exists, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
@@ -110,11 +110,14 @@ class SqlChunkStore:
         return True
 
     async def end_split(self, job_id: str, owner: str, count: int) -> bool:
-        return await self._while_splitting(job_id, owner, chunks_total=count, splitter=None, splitter_expires_at=None)
+        # A total that is not the chunks stored would let the job finish without some of its rows.
+        stored = select(func.count()).where(Chunk.job_id == job_id).scalar_subquery()
+        return await self._while_splitting(job_id, owner, stored == count,
+                                           chunks_total=count, splitter=None, splitter_expires_at=None)
 
-    async def _while_splitting(self, job_id: str, owner: str, **values: object) -> bool:
+    async def _while_splitting(self, job_id: str, owner: str, *also: ColumnElement[bool], **values: object) -> bool:
         async with self._writer.session() as session:
-            result = await session.execute(update(Job).where(_splitting(job_id, owner)).values(**values))
+            result = await session.execute(update(Job).where(_splitting(job_id, owner), *also).values(**values))
             await session.commit()
         return result.rowcount == 1
 

@@ -151,7 +151,7 @@ class ChunkStore(Protocol):
 
     async def end_split(self, job_id: str, owner: str, count: int) -> bool:
         """The job is split whole, into `count` chunks: only from now on can it finish. Only
-        while `owner` holds the turn."""
+        while `owner` holds the turn, and only when `count` chunks are stored."""
         ...
 
     async def queued_count(self, job_id: str) -> int: ...

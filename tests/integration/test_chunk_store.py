@@ -302,6 +302,7 @@ async def test_one_splitter_at_a_time_and_a_dead_ones_successor_goes_on_after_it
     assert not await store.end_split(job_id, first, 4)
     assert await store.renew_split(job_id, "splitter:8", later + 2 * LEASE)
     assert await store.add_chunks(job_id, "splitter:8", inputs[2:], later)
+    assert not await store.end_split(job_id, "splitter:8", 5)  # a total that is not the chunks stored
     assert await store.end_split(job_id, "splitter:8", 4)
     assert await store.begin_split(job_id, "splitter:7", later + 9 * LEASE, later + 10 * LEASE) is None  # split whole
     for _ in range(2):
