@@ -14,7 +14,14 @@ from typing import Any
 import msgspec
 
 from application.record_blocks import decoded_records, feed_records, fields_struct
-from domain.portfolio import COMPOSITE, RECORD_FIELDS, PortfolioSummary, PortfolioTally, TallyState
+from domain.portfolio import (
+    COMPOSITE,
+    RECORD_FIELDS,
+    PortfolioSummary,
+    PortfolioTally,
+    TallyState,
+    coded_profiles,
+)
 
 # Only the fields the summary reads (not the receipt, location...).
 SummaryFields = fields_struct("SummaryFields", RECORD_FIELDS)
@@ -79,7 +86,16 @@ def decode_tally(content: bytes) -> PortfolioTally:
 def decode_tally_state(content: bytes) -> TallyState:
     """A tally's state only, to merge into another (PortfolioTally.merge): a chunk's part at an
     export's assembly, not set up to be added to, which took half of its decoding time."""
-    return _state_decoder.decode(content)
+    try:
+        return _state_decoder.decode(content)
+    except msgspec.ValidationError:
+        stored = msgspec.msgpack.decode(content)
+        if isinstance(stored, dict) and "ratings" not in stored:
+            # Stored before rating codes (an export assembled before, a chunk's part of a job that
+            # ran across the upgrade): each profile is its list of ratings.
+            profiles = msgspec.convert(stored.get("profiles", []), list[list[str]])
+            stored["ratings"], stored["profiles"] = coded_profiles(profiles)
+        return msgspec.convert(stored, TallyState)  # raises what the decoder did, or for a wrong old state
 
 
 def decode_stored(content: bytes) -> PortfolioTally | PortfolioSummary:

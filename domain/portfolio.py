@@ -284,7 +284,11 @@ class TallyState:
     with_building: int = 0
     bins: list[list[int]] = field(default_factory=_bins)  # per peril (PERIL_IDS order)
     unknown: list[int] = field(default_factory=_zeros)
-    profiles: list[list[str]] = field(default_factory=list)  # each: one rating per peril (NO_RATING for none)
+    # The distinct ratings, in order first seen, and each distinct profile as one code per peril (a
+    # rating's place in `ratings`, rating_code): a part of a million-row tally decodes and merges
+    # hundreds of short strings, not thousands of rating lists (application/portfolio_tally.py).
+    ratings: list[str] = field(default_factory=list)
+    profiles: list[str] = field(default_factory=list)
     profile_rows: list[int] = field(default_factory=list)
     sectors: dict[str, dict[int, int]] = field(default_factory=dict)  # sector -> profile -> locations
     cells: list[tuple[str | None, int]] = field(default_factory=list)  # (county or None, profile) with a value
@@ -292,6 +296,25 @@ class TallyState:
     tops: dict[str, list[RiskyLocation]] = field(default_factory=dict)  # riskiest first (filled by state())
     columns: list[ColumnState] = field(default_factory=list)
     tracts: TractState = field(default_factory=TractState)
+
+
+def rating_code(place: int) -> str:
+    """The one character standing for the rating at `place` in a tally's ratings (past the
+    surrogates, which no text encoding holds)."""
+    return chr(place + 0x41 if place + 0x41 < 0xD800 else place + 0x41 + 0x800)
+
+
+def rating_place(code: str) -> int:
+    point = ord(code)
+    return point - 0x41 if point < 0xD800 else point - 0x41 - 0x800
+
+
+def coded_profiles(profiles: Iterable[Iterable[str]]) -> tuple[list[str], list[str]]:
+    """Profiles as lists of ratings (the state stored before rating codes) as (ratings, profiles)."""
+    codes: dict[str, str] = {}
+    coded = ["".join(codes.get(rating) or codes.setdefault(rating, rating_code(len(codes))) for rating in profile)
+             for profile in profiles]
+    return list(codes), coded
 
 
 def _add_counts(mine: dict[str, int], theirs: Mapping[str, int]) -> None:
@@ -427,7 +450,8 @@ class PortfolioTally:
     def _setup(self, state: TallyState) -> None:
         self._s = state
         self._top_size = state.top_size
-        self._profile_ids = {tuple(profile): i for i, profile in enumerate(state.profiles)}
+        self._profile_ids = {profile: i for i, profile in enumerate(state.profiles)}
+        self._rating_codes = {rating: rating_code(place) for place, rating in enumerate(state.ratings)}
         self._cell_ids = {(fips, profile): i for i, (fips, profile) in enumerate(state.cells)}
         self._tops: dict[str, list[_Entry]] = {}
         for peril in state.ranked:
@@ -467,7 +491,7 @@ class PortfolioTally:
             state.with_building += 1
         self._add_county(record)
         bins, unknown, floors = state.bins, state.unknown, self._floors
-        ratings = []
+        codes, rating_codes = [], self._rating_codes
         for position, peril, score_name, rating_name in self._fields:
             score = get(score_name)
             if score is None or score.__class__ is bool or not isinstance(score, int | float) or score != score:
@@ -479,8 +503,8 @@ class PortfolioTally:
             rating = get(rating_name)
             if rating.__class__ is not str or not rating:
                 rating = NO_RATING
-            ratings.append(rating)
-        profile = self._profile(tuple(ratings))
+            codes.append(rating_codes.get(rating) or self._new_rating(rating))
+        profile = self._profile("".join(codes))
         state.profile_rows[profile] += 1
         if has_tract_scores(record):
             self._tracts.add(record)
@@ -492,13 +516,22 @@ class PortfolioTally:
         if state.columns or (state.column_limit is not None and not state.columns_closed):
             self._add_values(get("input"), get("county_fips"), profile)
 
-    def _profile(self, ratings: tuple[str, ...]) -> int:
-        profile = self._profile_ids.get(ratings)
+    def _new_rating(self, rating: str) -> str:
+        code = self._rating_codes[rating] = rating_code(len(self._s.ratings))
+        self._s.ratings.append(rating)
+        return code
+
+    def _profile(self, codes: str) -> int:
+        profile = self._profile_ids.get(codes)
         if profile is None:
-            profile = self._profile_ids[ratings] = len(self._s.profiles)
-            self._s.profiles.append(list(ratings))
+            profile = self._profile_ids[codes] = len(self._s.profiles)
+            self._s.profiles.append(codes)
             self._s.profile_rows.append(0)
         return profile
+
+    def _ratings_of(self, profile: int) -> list[str]:
+        ratings = self._s.ratings
+        return [ratings[rating_place(code)] for code in self._s.profiles[profile]]
 
     def _cell(self, fips: Any, profile: int) -> int:
         key = (fips if isinstance(fips, str) and fips else None, profile)
@@ -626,7 +659,7 @@ class PortfolioTally:
         for position in range(len(PERIL_IDS)):
             _add_lists(state.bins[position], theirs.bins[position])
         _add_lists(state.unknown, theirs.unknown)
-        profiles = [self._profile(tuple(profile)) for profile in theirs.profiles]
+        profiles = [self._profile(codes) for codes in self._recoded(theirs)]
         for profile, rows in zip(profiles, theirs.profile_rows, strict=True):
             state.profile_rows[profile] += rows
         for sector, by_profile in theirs.sectors.items():
@@ -651,6 +684,18 @@ class PortfolioTally:
                 self._push(peril, location)
         self._merge_columns(theirs, rows_before, cells)
         self._tracts.merge(theirs.tracts)
+
+    def _recoded(self, theirs: TallyState) -> list[str]:
+        """Their profiles in this tally's rating codes (the same codes when their ratings were
+        first seen in the same order, as in the chunks of one batch)."""
+        mine, shared = self._s.ratings, min(len(theirs.ratings), len(self._s.ratings))
+        if theirs.ratings[:shared] == mine[:shared]:
+            for rating in theirs.ratings[shared:]:
+                self._new_rating(rating)
+            return theirs.profiles
+        table = {ord(rating_code(place)): self._rating_codes.get(rating) or self._new_rating(rating)
+                 for place, rating in enumerate(theirs.ratings)}
+        return [codes.translate(table) for codes in theirs.profiles]
 
     def _merged_cells(self, theirs: TallyState, profiles: list[int]) -> dict[int, int]:
         """Their cells as this tally's, those that a column followed here sums (in their order)."""
@@ -719,8 +764,8 @@ class PortfolioTally:
             with_building_record=state.with_building,
         )
         ratings: list[dict[str, int]] = [{} for _ in PERIL_IDS]
-        for profile, rows in zip(state.profiles, state.profile_rows, strict=True):
-            _add_by_rating(ratings, profile, rows)
+        for profile, rows in enumerate(state.profile_rows):
+            _add_by_rating(ratings, self._ratings_of(profile), rows)
         distributions = [
             PerilDistribution(
                 peril=p, name=PERIL_NAMES[p], bins=list(state.bins[i]), scored=sum(state.bins[i]),
@@ -736,7 +781,7 @@ class PortfolioTally:
             fips, profile = state.cells[cell]
             if fips is not None:
                 county_values[fips] = county_values.get(fips, 0.0) + total
-            _add_by_rating(by_rating, state.profiles[profile], total)
+            _add_by_rating(by_rating, self._ratings_of(profile), total)
         counties = [
             CountyExposure(
                 county_fips=fips, county_name=county.name, state=county.state, locations=county.locations,
@@ -757,7 +802,7 @@ class PortfolioTally:
         for sector, by_profile in state.sectors.items():
             sector_ratings: dict[str, int] = {}
             for profile, rows in by_profile.items():
-                rating = state.profiles[profile][position]
+                rating = state.ratings[rating_place(state.profiles[profile][position])]
                 sector_ratings[rating] = sector_ratings.get(rating, 0) + rows
             sectors.append(SectorMix(sector=sector, name=None, locations=sum(by_profile.values()),
                                      ratings=_most_common(sector_ratings)))

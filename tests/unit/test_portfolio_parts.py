@@ -97,6 +97,40 @@ def test_the_stored_tally_answers_every_variant_as_one_pass_for_it_would(book: l
             assert stored.answer(column, peril) == tally_lines(detail, column, peril).summary(), (column, peril)
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(books, books)
+def test_a_state_stored_before_rating_codes_reads_back_and_merges(
+    first: list[dict[str, Any]], second: list[dict[str, Any]]
+) -> None:
+    """Exports assembled before, and chunks' parts of a job running across the upgrade, hold each
+    profile as its list of ratings."""
+    stored, later = every_variant(first), every_variant(second, start=len(first))
+    read = decode_tally(_before_rating_codes(stored))
+    read.merge(decode_tally_state(_before_rating_codes(later)))
+    whole = every_variant(first + second)
+    for column in (None, *COLUMNS):
+        for peril in PERIL_IDS:
+            if whole.answers(column, peril):
+                assert read.answer(column, peril) == whole.answer(column, peril), (column, peril)
+
+
+def test_a_state_neither_before_nor_after_rating_codes_is_refused() -> None:
+    state = msgspec.to_builtins(every_variant([]).state())
+    del state["ratings"]
+    state["profiles"] = [[1, 2]]
+    with pytest.raises(msgspec.ValidationError):
+        decode_tally_state(msgspec.msgpack.encode(state))
+    with pytest.raises(msgspec.ValidationError):
+        decode_tally_state(msgspec.msgpack.encode({"rows": "many"}))
+
+
+def _before_rating_codes(tally: PortfolioTally) -> bytes:
+    state = msgspec.to_builtins(tally.state())
+    ratings = state.pop("ratings")
+    state["profiles"] = [[ratings[ord(code) - ord("A")] for code in profile] for profile in state["profiles"]]
+    return msgspec.msgpack.encode(state)
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(books, st.sampled_from(COLUMNS), st.sampled_from(PERIL_IDS))
 def test_value_sums_by_county_and_rating_are_the_row_by_row_sums(book: list[dict[str, Any]], column: str,
