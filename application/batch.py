@@ -33,6 +33,7 @@ from application.result_files import (
     merge_parts,
     primed,
     stored_size,
+    with_parts_read_ahead,
 )
 from application.rows_index import StoredIndexMerger
 from application.ports.accounts import AccessClaims
@@ -349,7 +350,7 @@ class BatchService:
         try:
             async with self._files.open_writer(keys.rows_index) as rows_index:
                 with collector_paused():  # hundreds of parts decoded and merged (application/collector.py)
-                    async for output in results:
+                    async for output, parts in with_parts_read_ahead(self._files, results):
                         expected_row = next_row_after(output.plan, expected_row)
                         user_columns = user_columns or output.detail_columns
                         index_name = str(output.plan.index)
@@ -357,7 +358,7 @@ class BatchService:
                             f"{index_name}.lines", (output.legacy_lines or "").encode()))
                         detail_parts.append(output.detail_key or await scratch.write(
                             f"{index_name}.jsonl", (output.legacy_detail or "").encode()))
-                        await rows_index.write(bytes(await merge_parts(self._files, output, index, tally)))
+                        await rows_index.write(bytes(await merge_parts(self._files, output, parts, index, tally)))
                 for piece in index.stored_tail_pieces():  # the arrays read back or viewed, not copied whole
                     await rows_index.write(piece)
             await self._files.compose(keys.csv, lines_parts)
