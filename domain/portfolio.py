@@ -686,8 +686,8 @@ class PortfolioTally:
         self._tracts.merge(theirs.tracts)
 
     def _recoded(self, theirs: TallyState) -> list[str]:
-        """Their profiles in this tally's rating codes (the same codes when their ratings were
-        first seen in the same order, as in the chunks of one batch)."""
+        """Their profiles in this tally's rating codes: their own codes where one list of ratings
+        begins the other, else each translated."""
         mine, shared = self._s.ratings, min(len(theirs.ratings), len(self._s.ratings))
         if theirs.ratings[:shared] == mine[:shared]:
             for rating in theirs.ratings[shared:]:
