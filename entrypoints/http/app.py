@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from litestar import Litestar, Request
-from litestar.config.compression import CompressionConfig
 from litestar.static_files import create_static_files_router
 
 from entrypoints.container import Container
+from entrypoints.http.compression import COMPRESSION
 from entrypoints.http.control_characters import refuse_control_characters
 from entrypoints.http.cross_site import refuse_cross_site_requests
 from entrypoints.http.dependencies import DEPENDENCIES
@@ -79,8 +79,8 @@ def create_app(container: Container) -> Litestar:
                      webhook_pump.stop, close_webhook_sender,
                      dispose_engine, close_http_client],
         debug=False,
-        # gzip for JSON and the web app's assets (a 280 kB bundle is 88 kB on the wire).
-        compression_config=CompressionConfig(backend="gzip", minimum_size=1024, gzip_compress_level=6),
+        # JSON, downloads and the web app's assets (a 280 kB bundle is 88 kB on the wire with gzip).
+        compression_config=COMPRESSION,
         logging_config=None,  # our JSON logging (entrypoints/logging_setup.py) stays in charge
     )
     app.state.container = container
