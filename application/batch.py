@@ -332,12 +332,12 @@ class BatchService:
         return ChunkResult("".join(lines), b"".join(details), user_columns, rows_failed=len(lines), error=reason)
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
-        """The export's files from the chunks' results, in input order. Its CSV and its detailed
-        records are composed of the chunks' files (the local store links them, S3 copies inside
-        the store): no byte passes through here. The viewer's index of rows and the portfolio
-        tally (every variant) are merged from the parts each chunk made of its records
-        (result_files.merge_parts) and stored beside the export: no record is decoded here, and
-        memory holds the viewer's per-row arrays and the tally, whatever the export's size."""
+        """The export's files from the chunks' results, in input order. Its CSV, its detailed
+        records and its viewer's index of rows are composed of the chunks' files (the local store
+        links them, S3 copies inside the store): no row passes through here. The index's arrays
+        and the portfolio tally (every variant) are merged from the parts each chunk made of its
+        records (result_files.merge_parts) and stored beside the export: no record is decoded
+        here, and memory holds the index's arrays and the tally, whatever the export's size."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         now = self._clock.now()
         export_id = str(uuid.uuid4())
@@ -347,22 +347,24 @@ class BatchService:
         expected_row = 0
         scratch = ScratchFiles(self._files, f"jobs/{job.id}/out/assembly-{export_id}")
         lines_parts, detail_parts = [await scratch.write("header", export_header().encode())], []
+        rows_parts: list[str] = []
         try:
-            async with self._files.open_writer(keys.rows_index) as rows_index:
-                with collector_paused():  # hundreds of parts decoded and merged (application/collector.py)
-                    async for output, parts in with_parts_read_ahead(self._files, results):
-                        expected_row = next_row_after(output.plan, expected_row)
-                        user_columns = user_columns or output.detail_columns
-                        index_name = str(output.plan.index)
-                        lines_parts.append(output.lines_key or await scratch.write(
-                            f"{index_name}.lines", (output.legacy_lines or "").encode()))
-                        detail_parts.append(output.detail_key or await scratch.write(
-                            f"{index_name}.jsonl", (output.legacy_detail or "").encode()))
-                        await rows_index.write(bytes(await merge_parts(self._files, output, parts, index, tally)))
-                for piece in index.stored_tail_pieces():  # the arrays read back or viewed, not copied whole
-                    await rows_index.write(piece)
+            with collector_paused():  # hundreds of parts decoded and merged (application/collector.py)
+                async for output, parts in with_parts_read_ahead(self._files, results):
+                    expected_row = next_row_after(output.plan, expected_row)
+                    user_columns = user_columns or output.detail_columns
+                    index_name = str(output.plan.index)
+                    lines_parts.append(output.lines_key or await scratch.write(
+                        f"{index_name}.lines", (output.legacy_lines or "").encode()))
+                    detail_parts.append(output.detail_key or await scratch.write(
+                        f"{index_name}.jsonl", (output.legacy_detail or "").encode()))
+                    rows = await merge_parts(self._files, output, parts, index, tally)
+                    rows_parts.append(rows if isinstance(rows, str) else await scratch.write(f"{index_name}.rows", rows))
+            # The arrays read back or viewed, not copied whole.
+            rows_parts.append(await scratch.write_pieces("rows-tail", index.stored_tail_pieces()))
             await self._files.compose(keys.csv, lines_parts)
             await self._files.compose(keys.detail, detail_parts)
+            await self._files.compose(keys.rows_index, rows_parts)
             await write_bytes(self._files, keys.summary, encode_tally(tally))
             # Every file the export keeps counts against its owner's storage, as stored.
             size = await stored_size(self._files, (keys.csv, keys.detail, keys.summary, keys.rows_index))

@@ -1,12 +1,12 @@
 """Where a batch's results live in the file store (application/ports/files.py): each chunk's
 result, written by the claim that answered it, and each export's files, assembled from them.
 
-Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl|.rows|.tally` (the attempt is the claim's
+Keys: `jobs/<job>/out/<chunk>.a<attempt>.lines|.jsonl|.rows|.rows.json|.tally` (the attempt is the claim's
 fencing token, so a claimant whose lease was taken over writes beside the winner, never over it) and
 `exports/<user>/<export id>.csv|.jsonl|.summary|.rows` (.summary: the portfolio tally, MessagePack,
 where exports assembled before hold a .summary.json; .rows: the viewer's index of its rows). An
-export's .csv and .jsonl are composed of its chunks' files (FileStore.compose), so the chunks'
-keys can go once it is stored while their bytes stay, as the export's."""
+export's .csv and .jsonl, and the rows of its .rows, are composed of its chunks' files
+(FileStore.compose), so the chunks' keys can go once it is stored while their bytes stay, as the export's."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from application.ports.chunks import ChunkFiles, ChunkOutput, ChunkResult, Claim
 from application.ports.files import FileStore
 from application.portfolio_tally import decode_tally_state, encode_tally
 from application.record_blocks import add_off_loop, feed_records
-from application.rows_index import StoredIndexMerger, UnreadableIndex
+from application.rows_index import StoredIndexMerger, UnreadableIndex, read_index_part
 from domain.portfolio import PortfolioTally
 
 
@@ -66,7 +66,8 @@ async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult
     lines_bytes = await write_text(files, lines_key, result.lines)
     detail_bytes = await write_bytes(files, detail_key, result.detail)
     parts = part_keys(detail_key)
-    await write_bytes(files, parts.rows_index, records.rows_index.stored())
+    await write_bytes(files, parts.rows_json, records.rows_index.take_rows())
+    await write_bytes(files, parts.rows_index, records.rows_index.stored_tail())
     await write_bytes(files, parts.tally, encode_tally(records.summary.tally))
     return ChunkFiles(lines_key, lines_bytes, detail_key, detail_bytes, result.detail_columns,
                       rows_failed=result.rows_failed, error=result.error)
@@ -74,24 +75,34 @@ async def write_chunk(files: FileStore, chunk: ClaimedChunk, result: ChunkResult
 
 @dataclass(frozen=True, slots=True)
 class ReadParts:
-    """A chunk's parts as read from the store; None where one is missing."""
+    """A chunk's parts as read from the store, and the size of its rows' JSON; None where one is
+    missing."""
 
     rows_index: bytes | None
     tally: bytes | None
+    rows_json_bytes: int | None = None
 
 
 async def read_parts(files: FileStore, output: ChunkOutput) -> ReadParts:
     if output.detail_key is None:
         return ReadParts(None, None)
     parts = part_keys(output.detail_key)
-    rows_index, tally = await asyncio.gather(_read_if_stored(files, parts.rows_index),
-                                             _read_if_stored(files, parts.tally))
-    return ReadParts(rows_index, tally)
+    rows_index, tally, rows_json_bytes = await asyncio.gather(
+        _read_if_stored(files, parts.rows_index), _read_if_stored(files, parts.tally),
+        _size_if_stored(files, parts.rows_json))
+    return ReadParts(rows_index, tally, rows_json_bytes)
 
 
 async def _read_if_stored(files: FileStore, key: str) -> bytes | None:
     try:
         return await read_whole(files, key)
+    except NotFound:
+        return None
+
+
+async def _size_if_stored(files: FileStore, key: str) -> int | None:
+    try:
+        return await files.size(key)
     except NotFound:
         return None
 
@@ -118,24 +129,28 @@ async def with_parts_read_ahead(files: FileStore, outputs: AsyncIterator[ChunkOu
 
 
 async def merge_parts(files: FileStore, output: ChunkOutput, parts: ReadParts, index: StoredIndexMerger,
-                      tally: PortfolioTally) -> memoryview:
-    """The chunk's parts taken into the export's index and tally; gives the part's rows' JSON to
-    copy into the index's file. A chunk from before parts, or whose parts are missing or damaged,
-    has them made from its records now."""
-    if parts.rows_index is not None and parts.tally is not None:
+                      tally: PortfolioTally) -> str | bytes:
+    """The chunk's parts taken into the export's index and tally. Gives the rows' JSON that goes
+    next in the index's file: the key of the chunk's file of it, to compose (no byte of it passes
+    through here), or, for a part stored with its JSON inside, the JSON. A chunk from before parts,
+    or whose parts are missing or damaged, has them made from its records now."""
+    if parts.rows_index is not None and parts.tally is not None and output.detail_key is not None:
         try:
             tally_part = decode_tally_state(parts.tally)
-            rows = index.part_rows(parts.rows_index)  # checks the part before taking it in
+            index_part = read_index_part(parts.rows_index)  # checks the part before taking it in
         except (UnreadableIndex, msgspec.DecodeError, msgspec.ValidationError):
             pass
         else:
-            tally.merge(tally_part)
-            return rows
+            in_front = len(index_part.rows_in_front) == index_part.rows_bytes
+            if in_front or parts.rows_json_bytes == index_part.rows_bytes:
+                index.take(index_part)
+                tally.merge(tally_part)
+                return bytes(index_part.rows_in_front) if in_front else part_keys(output.detail_key).rows_json
     records = ExportRecords(first_index=output.plan.first_row)
     await feed_records(stored_bytes(files, output.detail_key, output.legacy_detail), records.add_block)
     rows = index.part_rows(records.rows_index.stored())
     tally.merge(records.summary.tally)
-    return rows
+    return bytes(rows)
 
 
 class ScratchFiles:
@@ -148,9 +163,14 @@ class ScratchFiles:
         self._keys: list[str] = []
 
     async def write(self, name: str, content: bytes) -> str:
+        return await self.write_pieces(name, [content])
+
+    async def write_pieces(self, name: str, pieces: Iterable[bytes | memoryview]) -> str:
         key = f"{self._prefix}.{name}"
-        await write_bytes(self._files, key, content)
         self._keys.append(key)
+        async with self._files.open_writer(key) as writer:
+            for piece in pieces:
+                await writer.write(piece)
         return key
 
     async def delete(self) -> None:

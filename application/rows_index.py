@@ -226,6 +226,29 @@ def _runs(positions: list[int], start: Callable[[int], int], ends: array) -> lis
     return runs
 
 
+@dataclass(frozen=True, slots=True)
+class IndexPart:
+    """A chunk's stored part of the index, read and checked, not yet taken in: its arrays, and the
+    bytes of rows' JSON they index. The JSON is a file of its own (ports/chunks.PartKeys.rows_json),
+    or, in a part stored before it had one, in front of the header (`rows_in_front`)."""
+
+    index: RowsIndex
+    rows_bytes: int
+    rows_in_front: memoryview
+
+
+def read_index_part(part: bytes) -> IndexPart:
+    """UnreadableIndex if it is damaged, or of another version."""
+    header_start = _header_start(len(part), part[-_LENGTH_BYTES:]) if len(part) >= _LENGTH_BYTES else -1
+    if header_start < 0:
+        raise UnreadableIndex("A chunk's stored rows index is too short.")
+    header = _header(memoryview(part)[header_start:-_LENGTH_BYTES])
+    if header_start not in (0, header.rows_bytes):
+        raise UnreadableIndex("A chunk's stored rows index holds some of its rows' JSON, not all.")
+    index = _index(header, header.rows_bytes, bytearray())  # its arrays; the rows are the caller's to place
+    return IndexPart(index, header.rows_bytes, memoryview(part)[:header_start])
+
+
 class StoredIndexMerger:
     """The stored index of a whole export from its chunks' stored parts, in order: the caller
     writes each part's rows' JSON (`part_rows`) as it is; this keeps the arrays, with each part's
@@ -243,11 +266,13 @@ class StoredIndexMerger:
 
     def part_rows(self, part: bytes) -> memoryview:
         """The part's rows' JSON, its arrays and choices taken in (UnreadableIndex if damaged)."""
-        header_start = _header_start(len(part), part[-_LENGTH_BYTES:]) if len(part) >= _LENGTH_BYTES else -1
-        if header_start < 0:
-            raise UnreadableIndex("A chunk's stored rows index is too short.")
-        header = _header(memoryview(part)[header_start:-_LENGTH_BYTES])
-        index = _index(header, header_start, bytearray())  # its arrays; the rows are the caller's to copy
+        checked = read_index_part(part)
+        self.take(checked)
+        return checked.rows_in_front
+
+    def take(self, part: IndexPart) -> None:
+        """A chunk's part, read and checked, taken in: its rows' JSON goes in order after the rows before."""
+        index = part.index
         moved = self._rows_bytes
         self._ends.extend(end + moved for end in index.ends)
         for column, codes, part_codes, part_column in zip(self._columns, self._codes, index.codes,
@@ -255,10 +280,9 @@ class StoredIndexMerger:
             ours = {code: codes.code(value) for value, code in part_codes.items()}
             column.extend(ours[code] for code in part_column)
         self._tally.add_choices(index.choices)
-        self._rows_bytes += header_start
+        self._rows_bytes += part.rows_bytes
         if len(self._ends) >= SPILL_ROWS:
             self._spill()
-        return memoryview(part)[:header_start]
 
     def _spill(self) -> None:
         arrays = (self._ends, *self._columns)
@@ -460,10 +484,10 @@ def _header(content: bytes | memoryview) -> StoredIndexHeader:
     return header
 
 
-def _index(header: StoredIndexHeader, header_start: int, rows: bytearray | StoredRows) -> RowsIndex:
+def _index(header: StoredIndexHeader, rows_bytes: int, rows: bytearray | StoredRows) -> RowsIndex:
     ends = _column("Q", header.ends)
     levels, counties, ratings = (_column("H", part) for part in (header.levels, header.counties, header.ratings))
-    if header.rows_bytes != header_start or not len(ends) == len(levels) == len(counties) == len(ratings) or (
+    if header.rows_bytes != rows_bytes or not len(ends) == len(levels) == len(counties) == len(ratings) or (
             len(ends) and ends[-1] != header.rows_bytes):
         raise UnreadableIndex("The stored rows index's parts do not agree in length.")
     offered = (header.choices.match_levels, header.choices.counties, header.choices.ratings)

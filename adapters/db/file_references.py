@@ -34,7 +34,7 @@ class SqlFileReferences:
                 ):
                     named.update((input_key, lines_key, detail_key))
                     if detail_key:  # its parts are named after its records (ports/chunks.py)
-                        named.update((part_keys(detail_key).rows_index, part_keys(detail_key).tally))
+                        named.update(part_keys(detail_key).all)
             if exports:
                 for row in await session.execute(
                     select(ExportFileRow.csv_key, ExportFileRow.detail_key, ExportFileRow.summary_key,

@@ -60,8 +60,13 @@ class ChunkResult:
 
 @dataclass(frozen=True, slots=True)
 class PartKeys:
-    rows_index: str  # the export viewer's index of the chunk's rows
+    rows_index: str  # the export viewer's index of the chunk's rows: its arrays
+    rows_json: str  # the rows it indexes, as the viewer shows them: the export's index is composed of these
     tally: str  # the portfolio tally of its records
+
+    @property
+    def all(self) -> tuple[str, str, str]:
+        return self.rows_index, self.rows_json, self.tally
 
 
 def part_keys(detail_key: str) -> PartKeys:
@@ -69,7 +74,7 @@ def part_keys(detail_key: str) -> PartKeys:
     (application/result_files.py). Named after them rather than kept in columns: a chunk from
     before has none, and the export's assembly makes them from its records itself."""
     stem = detail_key.removesuffix(".jsonl")
-    return PartKeys(f"{stem}.rows", f"{stem}.tally")
+    return PartKeys(f"{stem}.rows", f"{stem}.rows.json", f"{stem}.tally")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +96,7 @@ class ChunkFiles:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        parts = part_keys(self.detail_key)
-        return self.lines_key, self.detail_key, parts.rows_index, parts.tally
+        return self.lines_key, self.detail_key, *part_keys(self.detail_key).all
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +114,7 @@ class ChunkOutput:
     @property
     def keys(self) -> tuple[str, ...]:
         parts = part_keys(self.detail_key) if self.detail_key else None
-        return tuple(key for key in (self.lines_key, self.detail_key) if key) + (
-            (parts.rows_index, parts.tally) if parts else ())
+        return tuple(key for key in (self.lines_key, self.detail_key) if key) + (parts.all if parts else ())
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,16 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
         (tmp_path / "files" / part_keys(output.detail_key).rows_index).unlink()
     for output in outputs[3::7]:
         (tmp_path / "files" / part_keys(output.detail_key).tally).write_bytes(b"not a tally")
+    for output in outputs[5::7]:  # the rows' JSON is gone: the arrays alone cannot make the index
+        (tmp_path / "files" / part_keys(output.detail_key).rows_json).unlink()
+    for output in outputs[6::7]:  # a part stored before its rows' JSON had a file of its own holds it in front
+        parts = part_keys(output.detail_key)
+        rows_json = (tmp_path / "files" / parts.rows_json)
+        with (tmp_path / "files" / parts.rows_index).open("r+b") as part:
+            arrays = part.read()
+            part.seek(0)
+            part.write(rows_json.read_bytes() + arrays)
+        rows_json.unlink()
 
     async def results() -> AsyncIterator[ChunkOutput]:
         for output in outputs:
@@ -68,7 +78,8 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
         tracemalloc.stop()
 
     assert export.size_bytes > chunk_bytes > 35 * MB  # the export is tens of MB...
-    assert (tmp_path / "files" / outputs[0].detail_key).stat().st_nlink == 2, "...shared with the chunk's file"
+    for key in (outputs[1].detail_key, part_keys(outputs[1].detail_key).rows_json):
+        assert (tmp_path / "files" / key).stat().st_nlink == 2, "...shared with the chunk's files"
     assert peak < 8 * MB, f"assembling took {peak / MB:.1f} MB at its peak"  # ...its assembly a few buffers
     detail = await collected(files.read(export.detail_key))
     assert [msgspec.json.decode(line)["row"] for line in detail.splitlines()] == [
@@ -80,7 +91,7 @@ async def test_an_export_of_many_chunks_is_assembled_in_order_in_flat_memory(tmp
     assert stored == tally_lines(detail.decode(), None, "composite").summary()
     assert stored.headline.rows == CHUNKS * ROWS_PER_CHUNK
     # So was the viewer's index of rows, merged from the chunks' parts (or their records) as they came.
-    rows_index = decode_stored(bytearray((tmp_path / "files" / export.rows_index_key).read_bytes()))
+    rows_index = decode_stored(bytearray(await collected(files.read(export.rows_index_key))))
     built = build_index(detail.decode().splitlines())
     assert rows_index.count == CHUNKS * ROWS_PER_CHUNK and rows_index.choices == built.choices
     assert rows_index.rows == built.rows and rows_index.ends == built.ends and rows_index.codes == built.codes

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from application.errors import InvalidInput, NotFound
 from application.export_rows import ExportRowsService, build_index
-from application.rows_index import RowsIndex, RowsIndexBuilder, StoredIndexMerger, UnreadableIndex, decode_stored
+from application.rows_index import (
+    RowsIndex,
+    RowsIndexBuilder,
+    StoredIndexMerger,
+    UnreadableIndex,
+    decode_stored,
+    read_index_part,
+)
 from application.ports.accounts import AccessClaims
 from application.ports.batch import ExportFile
 from domain.export_rows import RowFilter, filter_problems
@@ -197,18 +204,36 @@ async def test_the_stored_index_is_read_not_the_detailed_records_and_a_damaged_o
     assert rebuilt.rows == built.rows_at(range(80))
 
 
-@given(st.lists(st.integers(1, 40), max_size=6), st.integers(0, 6))
+@given(st.lists(st.tuples(st.integers(1, 40), st.booleans()), max_size=6), st.integers(0, 6))
 @settings(max_examples=40, deadline=None)
-def test_an_index_merged_from_chunk_parts_is_the_index_of_the_whole(chunk_sizes: list[int], shift: int) -> None:
+def test_an_index_merged_from_chunk_parts_is_the_index_of_the_whole(chunks: list[tuple[int, bool]], shift: int) -> None:
     """Chunks index their own rows (numbered from the chunk's first row); merged in order, their
-    parts give the very file one pass over every record gives (a county's label is the first seen)."""
-    records = many_records(sum(chunk_sizes) + shift)[shift:]
+    parts give the very file one pass over every record gives (a county's label is the first seen),
+    whether a part's rows' JSON is a file of its own (the export's file is composed of those) or,
+    stored before, sits in front of its arrays."""
+    records = many_records(sum(size for size, _ in chunks) + shift)[shift:]
     merger, merged, first = StoredIndexMerger(), bytearray(), 0
-    for size in chunk_sizes:
+    for size, json_apart in chunks:
         part = RowsIndexBuilder(first_index=first)
         for line in lines(records[first:first + size]):
             part.add_line(line)
-        merged += merger.part_rows(part.stored())
+        if json_apart:
+            rows_json = part.take_rows()
+            read = read_index_part(part.stored_tail())
+            assert (read.rows_bytes, len(read.rows_in_front)) == (len(rows_json), 0)
+            merger.take(read)
+            merged += rows_json
+        else:
+            merged += merger.part_rows(part.stored())
         first += size
     merged += merger.stored_tail()
     assert bytes(merged) == stored(records, 1)
+
+
+def test_a_part_holding_some_of_its_rows_json_is_refused() -> None:
+    part = RowsIndexBuilder()
+    for line in lines(many_records(3)):
+        part.add_line(line)
+    rows_json = part.take_rows()
+    with pytest.raises(UnreadableIndex, match="some of its rows"):
+        read_index_part(rows_json[:5] + part.stored_tail())
