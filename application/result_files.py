@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import msgspec
 
@@ -29,6 +30,8 @@ from application.record_blocks import add_off_loop, feed_records
 from application.rows_index import StoredIndexMerger, UnreadableIndex, read_index_part
 from domain.portfolio import PortfolioTally
 
+
+T = TypeVar("T")
 
 # Chunks whose parts are read ahead of the one merged: enough to hide a read behind a merge, a
 # few hundred kilobytes each.
@@ -88,21 +91,14 @@ async def read_parts(files: FileStore, output: ChunkOutput) -> ReadParts:
         return ReadParts(None, None)
     parts = part_keys(output.detail_key)
     rows_index, tally, rows_json_bytes = await asyncio.gather(
-        _read_if_stored(files, parts.rows_index), _read_if_stored(files, parts.tally),
-        _size_if_stored(files, parts.rows_json))
+        _unless_missing(read_whole(files, parts.rows_index)), _unless_missing(read_whole(files, parts.tally)),
+        _unless_missing(files.size(parts.rows_json)))
     return ReadParts(rows_index, tally, rows_json_bytes)
 
 
-async def _read_if_stored(files: FileStore, key: str) -> bytes | None:
+async def _unless_missing(answer: Awaitable[T]) -> T | None:
     try:
-        return await read_whole(files, key)
-    except NotFound:
-        return None
-
-
-async def _size_if_stored(files: FileStore, key: str) -> int | None:
-    try:
-        return await files.size(key)
+        return await answer
     except NotFound:
         return None
 
