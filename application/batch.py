@@ -19,6 +19,7 @@ from typing import Any
 
 from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_bytes, write_text, write_utf8
 from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
+from application.answered_rows import AnsweredRows
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.collector import collector_paused
 from application.errors import InvalidInput, NotFound
@@ -59,7 +60,7 @@ from domain.address import building_key
 from domain.batch_input import AddressRow, BatchCsvReader, SubmittedAddress, UploadCaps, submitted_csv
 from domain.chunks import header_and_body, next_row_after
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
-from domain.detailed_export import ScoreTexts, input_record_json
+from domain.detailed_export import ScoreTexts
 from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
 from domain.occupancy import ParsedAddress
 from domain.portfolio import PortfolioTally
@@ -303,33 +304,25 @@ class BatchService:
     async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult:
         """A chunk's rows: each row's lines of the SPEC export and its detailed JSON Lines record,
         in order. Kept as text: a few thousand strings, not objects for the garbage collector."""
-        lines, details = [], []
-        user_columns: tuple[str, ...] = ()
-        async for index, row in slices.each(enumerate(rows)):
-            if index == 0:
-                user_columns = tuple(name for name, _ in row.extra)
+        answered = AnsweredRows()
+        async for row in slices.each(rows):
             # Portfolios repeat addresses; an answer is computed once and shared by the repeats.
             answer = self._repeats.get(job_id, row.one_line)
             if answer is None:
                 answer = self._answer_texts(await self._answer(row))
                 self._repeats.put(job_id, row.one_line, answer)
-            lines.append(answer[0])
-            details.append(_record_line(row, answer[1]))
-        return ChunkResult("".join(lines), b"".join(details), user_columns)
+            answered.add(row, answer)
+        return answered.result()
 
     def failed_rows(self, rows: Iterable[AddressRow], reason: str) -> ChunkResult:
         """Rows given up: each kept in its place, not located, with the reason and what to do."""
         note = ROW_FAILED.format(reason=reason)
-        lines, details = [], []
-        user_columns: tuple[str, ...] = ()
+        answered = AnsweredRows()
         now = self._clock.now().isoformat()
-        for index, row in enumerate(rows):
-            if index == 0:
-                user_columns = tuple(name for name, _ in row.extra)
-            texts = self._answer_texts(not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED))
-            lines.append(texts[0])
-            details.append(_record_line(row, texts[1]))
-        return ChunkResult("".join(lines), b"".join(details), user_columns, rows_failed=len(lines), error=reason)
+        for row in rows:
+            answered.add(row, self._answer_texts(
+                not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED)))
+        return answered.result(rows_failed=answered.count, error=reason)
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
         """The export's files from the chunks' results, in input order. Its CSV, its detailed
@@ -541,16 +534,6 @@ class BatchService:
 
 def _answer_bytes(answer: tuple[str, bytes]) -> int:
     return len(answer[0]) + len(answer[1])
-
-
-def _record_line(row: AddressRow, answer: bytes) -> bytes:
-    """One JSON Lines record: the row's own part, then its answer's (shared by repeats), joined
-    as JSON text so a repeated answer is encoded once. Kept as UTF-8 bytes: as a str, a record
-    with one non-ASCII letter (a county's 'ñ') would take two or four bytes a character."""
-    own = input_record_json(row.line, row.extra, msgspec.json.encode)
-    return own[:-1] + b"," + answer[1:] + b"\n"
-
-
 
 
 def _safe_display_name(filename: str) -> str:

@@ -26,7 +26,7 @@ class ExportRecords:
         self.rows_index = RowsIndexBuilder(first_index)
         self._decode = msgspec.json.Decoder(ExportRecordFields).decode
 
-    def add_block(self, block: bytes) -> None:
+    def add_block(self, block: bytes | bytearray) -> None:
         for record in decoded_records(block, self._decode):
             self.summary.add_record(record)
             self.rows_index.add_record(record)

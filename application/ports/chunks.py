@@ -48,7 +48,7 @@ class ChunkResult:
     """A chunk's answered rows, in memory (bounded by the chunk's size) until written as files."""
 
     lines: str  # SPEC export lines of the chunk's rows, in order
-    detail: bytes  # detailed JSON Lines records, one per row (UTF-8)
+    detail: bytes | bytearray  # detailed JSON Lines records, one per row (UTF-8), as answered: not copied
     detail_columns: tuple[str, ...]
     rows_failed: int = 0
     error: str | None = None  # set when the chunk is given up: its rows carry this reason
