@@ -95,7 +95,7 @@ def test_batch_chunk_settings_come_from_the_environment_and_are_checked(tmp_path
                                   "PERILSCOPE_BATCH_LEASE_SECONDS": "2.5", "PERILSCOPE_BATCH_SWEEP_SECONDS": "1"})
     assert (settings.batch_chunk_rows, settings.batch_chunk_attempts) == (500, 5)
     assert (settings.batch_lease_seconds, settings.batch_sweep_seconds) == (2.5, 1.0)
-    assert Settings.from_env(base).batch_chunk_rows == 2000
+    assert Settings.from_env(base).batch_chunk_rows == 5000
     with pytest.raises(SettingsError, match="PERILSCOPE_BATCH_CHUNK_ROWS"):
         Settings.from_env({**base, "PERILSCOPE_BATCH_CHUNK_ROWS": "0"})
     with pytest.raises(SettingsError, match="PERILSCOPE_BATCH_LEASE_SECONDS"):
