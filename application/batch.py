@@ -17,9 +17,9 @@ from datetime import datetime
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from typing import Any
 
+from application.answered_rows import AnsweredRows
 from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_bytes, write_text, write_utf8
 from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
-from application.answered_rows import AnsweredRows
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.collector import collector_paused
 from application.errors import InvalidInput, NotFound
@@ -303,7 +303,8 @@ class BatchService:
 
     async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult:
         """A chunk's rows: each row's lines of the SPEC export and its detailed JSON Lines record,
-        in order. Kept as text: a few thousand strings, not objects for the garbage collector."""
+        in order. Kept as text and bytes (application/answered_rows.py), not objects for the
+        garbage collector."""
         answered = AnsweredRows()
         async for row in slices.each(rows):
             # Portfolios repeat addresses; an answer is computed once and shared by the repeats.
