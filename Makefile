@@ -16,7 +16,7 @@ VENV_STAMP := .venv/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-12)
 WEB_STAMP := web/node_modules/.installed-$(shell cat web/package-lock.json 2>/dev/null | md5sum | cut -c1-12)
 WEB_SOURCES := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig*.json web/public -type f 2>/dev/null)
 
-.PHONY: help run test install web-build migrate data test-python test-web test-e2e browser lint clean
+.PHONY: help run test test-fast install web-build migrate data test-python test-web test-e2e browser lint clean
 
 help: ## Show this help
 	@echo "PerilScope"
@@ -57,8 +57,15 @@ data: migrate ## Load the reference data from PERILSCOPE_DATA_DIR (skips dataset
 browser: ## Debian's chromium for the browser tests
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-test-python: $(VENV_STAMP) ## Python tests (SQLite and PostgreSQL; Redis)
-	$(PY) -m pytest -q
+# Worker processes for pytest (pytest-xdist): one per core by default. Tests that share a
+# server or a fixture of their module are kept on one worker (xdist_group marks, --dist loadgroup).
+TEST_WORKERS ?= auto
+
+test-python: $(VENV_STAMP) ## Python tests (SQLite and PostgreSQL; Redis), in parallel
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
+test-fast: $(VENV_STAMP) ## The unit and use-case tests alone, for the edit-test loop (under a minute)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) tests/unit
 
 test-web: $(WEB_STAMP) ## Vitest unit tests of the web app
 	cd web && npm test

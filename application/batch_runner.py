@@ -356,7 +356,7 @@ class ChunkRunner:
 
         async def beat() -> None:
             while True:
-                await asyncio.sleep(self._policy.heartbeat_seconds)
+                await self._clock.sleep(self._policy.heartbeat_seconds)
                 if not await renew(self._clock.now() + self._policy.lease):
                     return  # taken over: the block's result will not be written
 

@@ -1,5 +1,10 @@
-"""Shared fixtures: a throwaway database per run on SQLite and on the real PostgreSQL,
-built by Alembic, and per-test isolation by a transaction that is rolled back."""
+"""Shared fixtures: a throwaway database per test process on SQLite and on the real PostgreSQL,
+copied from a template that Alembic built and the reference data filled once per run, and
+per-test isolation by a transaction that is rolled back.
+
+The suite runs in parallel (pytest-xdist, `make test-python`): each worker process has its own
+databases, its own Redis database number, free ports and temporary folders; the templates are
+built by whichever worker needs one first, under a file lock, and dropped when the run ends."""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import httpx
+from filelock import FileLock
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from domain.accounts import Role
@@ -31,6 +37,13 @@ from entrypoints.settings import Settings
 POSTGRES_ADMIN_URL = os.environ.get("PERILSCOPE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 BACKENDS = ["sqlite", "postgresql"]
+
+# One id for the whole run: set by the first process (the xdist controller, or pytest alone) when
+# it loads this file, and inherited by the worker processes it starts.
+RUN_ID = os.environ.setdefault("PERILSCOPE_TEST_RUN_ID", uuid.uuid4().hex[:12])
+# "gw0", "gw1", ... under xdist; a run without it is worker 0.
+WORKER_INDEX = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+TEMPLATES_DIR = Path(tempfile.gettempdir()) / f"perilscope-test-templates-{RUN_ID}"
 
 
 def _unavailable(reason: str) -> None:
@@ -50,31 +63,76 @@ async def _postgres(sql: str) -> None:
         await connection.close()
 
 
+def _postgres_url(name: str) -> str:
+    return f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+
+
+def _template_postgres_name() -> str:
+    return f"perilscope_template_{RUN_ID}"
+
+
+def _built_template(backend: str) -> Path | str:
+    """The run's template database of `backend` (a SQLite file, or a PostgreSQL database name):
+    `alembic upgrade head` and the reference data, built once, by the first process to ask."""
+    TEMPLATES_DIR.mkdir(exist_ok=True)
+    built = TEMPLATES_DIR / f"{backend}.built"
+    template: Path | str = TEMPLATES_DIR / "template.db" if backend == "sqlite" else _template_postgres_name()
+    with FileLock(TEMPLATES_DIR / f"{backend}.lock"):
+        if not built.exists():
+            url = f"sqlite+aiosqlite:///{template}" if backend == "sqlite" else _postgres_url(str(template))
+            if backend == "postgresql":
+                asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)'))
+                asyncio.run(_postgres(f'CREATE DATABASE "{template}"'))
+            upgrade_to_head(url)
+            asyncio.run(_load_reference_data(url))
+            built.touch()
+    return template
+
+
+def drop_templates() -> None:
+    """Remove the run's templates (called once, by the process that started the run)."""
+    if not TEMPLATES_DIR.exists():
+        return
+    if (TEMPLATES_DIR / "postgresql.built").exists():
+        try:
+            asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{_template_postgres_name()}" WITH (FORCE)'))
+        except Exception:  # noqa: BLE001 - PostgreSQL gone since: nothing more to drop
+            pass
+    shutil.rmtree(TEMPLATES_DIR, ignore_errors=True)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the controller, or pytest without xdist
+        drop_templates()
+
+
 @contextmanager
 def throwaway_database(backend: str, directory: Path) -> Iterator[str]:
-    """URL of a new database built by `alembic upgrade head` with the reference data loaded,
-    dropped afterwards; a SQLite file in `directory` or a database on the local PostgreSQL."""
+    """URL of a new database with every migration applied and the reference data loaded, copied
+    from the run's template and dropped afterwards; a SQLite file in `directory` or a database on
+    the local PostgreSQL."""
     if backend == "sqlite":
-        url = f"sqlite+aiosqlite:///{directory / 'perilscope.db'}"
-        upgrade_to_head(url)
-        asyncio.run(_load_reference_data(url))
-        yield url
+        database = directory / "perilscope.db"
+        shutil.copyfile(_built_template("sqlite"), database)
+        yield f"sqlite+aiosqlite:///{database}"
         return
     name = f"perilscope_test_{uuid.uuid4().hex[:12]}"
     try:
-        asyncio.run(_postgres(f'CREATE DATABASE "{name}"'))
+        asyncio.run(_postgres("SELECT 1"))
     except (OSError, Exception) as error:  # noqa: BLE001 - connection refused, auth, timeout
         _unavailable(f"PostgreSQL at {POSTGRES_ADMIN_URL} is unavailable: {error}")
-    url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    template = _built_template("postgresql")
+    # A template is copied only while nobody is connected to it: the lock keeps copies one at a time.
+    with FileLock(TEMPLATES_DIR / "postgresql.lock"):
+        asyncio.run(_postgres(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
     try:
-        upgrade_to_head(url)
-        asyncio.run(_load_reference_data(url))
-        yield url
+        yield _postgres_url(name)
     finally:
         asyncio.run(_postgres(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-TEST_REDIS_URL = os.environ.get("PERILSCOPE_TEST_REDIS", "redis://127.0.0.1:6379/15")
+# A Redis database number of each worker's own (15, 14, ...), away from anything else on this Redis.
+TEST_REDIS_URL = os.environ.get("PERILSCOPE_TEST_REDIS", f"redis://127.0.0.1:6379/{15 - WORKER_INDEX % 12}")
 
 
 async def connect_test_redis():  # noqa: ANN201
@@ -92,7 +150,7 @@ async def connect_test_redis():  # noqa: ANN201
 
 @pytest.fixture(scope="session", params=BACKENDS)
 def migrated_database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """URL of a database built by `alembic upgrade head`, new for this test run."""
+    """URL of a database with every migration and the reference data, new for this test process."""
     with throwaway_database(request.param, tmp_path_factory.mktemp("db")) as url:
         yield url
 

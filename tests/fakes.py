@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -40,14 +41,31 @@ from domain.throttling import ThrottleRule, ThrottleState, next_attempt, refunde
 
 
 class FakeClock:
+    """Time that moves only when a test advances it; a sleeper wakes when it has moved far enough."""
+
     def __init__(self, start: datetime = datetime(2025, 3, 14, 9, 0, tzinfo=UTC)) -> None:
         self._now = start
+        self._sleepers: list[tuple[datetime, asyncio.Future[None]]] = []
 
     def now(self) -> datetime:
         return self._now
 
     def advance(self, delta: timedelta) -> None:
         self._now += delta
+        due = [(wake, future) for wake, future in self._sleepers if wake <= self._now]
+        self._sleepers = [sleeper for sleeper in self._sleepers if sleeper not in due]
+        for _, future in due:
+            if not future.done():
+                future.set_result(None)
+
+    @property
+    def sleepers(self) -> int:
+        return len(self._sleepers)
+
+    async def sleep(self, seconds: float) -> None:
+        future = asyncio.get_running_loop().create_future()
+        self._sleepers.append((self._now + timedelta(seconds=seconds), future))
+        await future
 
     def monotonic(self) -> float:
         return self._now.timestamp()

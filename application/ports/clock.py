@@ -1,4 +1,4 @@
-"""The time, from one place, so tests can move it."""
+"""The time, from one place, so tests can move it: what is now, and waiting for a later time."""
 
 from __future__ import annotations
 
@@ -8,3 +8,7 @@ from typing import Protocol
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Return once `seconds` have passed on this clock."""
+        ...

@@ -25,6 +25,8 @@ from tests.processes import free_port, stop, wait_until
 MOTO_SERVER = Path(sys.executable).parent / "moto_server"
 MB = 1024 * 1024
 BUCKET = "perilscope-test"
+# The module's S3 server is started once, on one worker of a parallel run.
+pytestmark = pytest.mark.xdist_group("s3_server")
 
 
 @pytest.fixture(scope="module")

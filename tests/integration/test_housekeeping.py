@@ -87,6 +87,7 @@ async def test_the_reference_data_is_loaded_when_the_server_starts_unless_told_n
     assert warmed.index.loads == 1
 
     cold = _WarmedContainer(warm=False)  # a test server
+    running = asyncio.all_tasks()
     await ReferenceWarmup(cold).start()  # type: ignore[arg-type]
-    await asyncio.sleep(0.05)
+    assert asyncio.all_tasks() == running  # nothing was started in the background to load it
     assert cold.index.loads == 0

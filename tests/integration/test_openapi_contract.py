@@ -32,7 +32,8 @@ SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 ADMIN_EMAIL = "contract-admin@example.com"
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+# Each backend's server is started once, on one worker of a parallel run: the two run side by side.
+@pytest.fixture(scope="module", params=[pytest.param(b, marks=pytest.mark.xdist_group(f"contract_{b}")) for b in BACKENDS])
 def api_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     """`perilscope serve` on a free port with a database of its own (what it writes is committed)."""
     directory = tmp_path_factory.mktemp(f"contract-{request.param}")

@@ -9,6 +9,8 @@ import secrets
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import cycle, islice
 from pathlib import Path
 
 import httpx
@@ -26,10 +28,28 @@ from tests.processes import create_admin, start_server, stop
 PER_MINUTE = 6
 METRICS_TOKEN = secrets.token_urlsafe(32)
 SEATTLE = "701 5th Ave, Seattle, WA 98104"
+# The module's two servers are started once, on one worker of a parallel run.
+pytestmark = pytest.mark.xdist_group("two_servers")
+
+
+@dataclass
+class TwoServers:
+    urls: list[str]
+    env: dict[str, str]
+    emails: list[str]  # the users made for the module, deleted after it
+
+    def new_user_token(self) -> str:
+        """A new user's access token: a user of its own has counters of its own."""
+        email = f"limits-{uuid.uuid4().hex[:8]}@example.com"
+        create_admin(self.env, email)
+        self.emails.append(email)
+        login = httpx.post(f"{self.urls[0]}/api/auth/login", json={"email": email, "password": STRONG_PASSWORD})
+        assert login.status_code == 200, login.text
+        return login.json()["access_token"]
 
 
 @pytest.fixture(scope="module")
-def two_servers(migrated_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[str], str]]:
+def two_servers(migrated_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TwoServers]:
     """Two `perilscope serve` processes on one database: on SQLite the counters live in the
     file; on PostgreSQL they live in Redis (as with the Redis queue)."""
     tmp_path = tmp_path_factory.mktemp("two-servers")
@@ -46,50 +66,55 @@ def two_servers(migrated_database_url: str, tmp_path_factory: pytest.TempPathFac
                 pytest.fail("Redis at 127.0.0.1:6379 is required under CI=true")
             pytest.skip("Redis at 127.0.0.1:6379 is unavailable")
         env.update(PERILSCOPE_THROTTLE="redis", REDIS_URL=REDIS_URL)
-    email = f"limits-{uuid.uuid4().hex[:8]}@example.com"
-    create_admin(env, email)
+    emails: list[str] = []
     servers = []
     try:
         for name in ("first", "second"):
             servers.append(start_server(env, tmp_path / f"{name}.log"))
-        login = httpx.post(f"{servers[0][1]}/api/auth/login", json={"email": email, "password": STRONG_PASSWORD})
-        assert login.status_code == 200, login.text
-        yield [url for _, url in servers], login.json()["access_token"]
+        urls = [url for _, url in servers]
+        yield TwoServers(urls, env, emails)
     finally:
         for server, _ in servers:
             stop(server)
-        asyncio.run(_delete_user(migrated_database_url, email))
+        asyncio.run(_delete_users(migrated_database_url, emails))
 
 
-async def _delete_user(database_url: str, email: str) -> None:
+async def _delete_users(database_url: str, emails: list[str]) -> None:
     engine = create_engine(database_url)
     try:
         async with engine.begin() as connection:
-            await connection.execute(delete(UserRow).where(UserRow.email == email))
+            await connection.execute(delete(UserRow).where(UserRow.email.in_(emails)))
     finally:
         await engine.dispose()
 
 
-def test_requests_split_between_two_servers_share_one_limit(two_servers: tuple[list[str], str]) -> None:
-    urls, token = two_servers
-    # The windows are whole minutes: start early in one, so the run cannot straddle two.
-    if time.time() % 60 > 40:
-        time.sleep(61 - time.time() % 60)
-    statuses = []
-    for number in range(PER_MINUTE + 4):
-        answer = httpx.get(
-            f"{urls[number % 2]}/api/nearby-search", params={"address": SEATTLE},
-            headers={"Authorization": f"Bearer {token}"}, timeout=30,
-        )
-        statuses.append(answer.status_code)
-        if answer.status_code == 429:
-            assert answer.json()["code"] == "rate_limited" and int(answer.headers["retry-after"]) >= 1
+def test_requests_split_between_two_servers_share_one_limit(two_servers: TwoServers) -> None:
+    # The windows are whole minutes of the clock the servers and this test share. A run that
+    # crossed into the next minute proves nothing: it is run again by a new user, with counters of
+    # its own (a crossing is rare: the requests take well under a second).
+    for _attempt in range(3):
+        token = two_servers.new_user_token()
+        started_in = int(time.time() // 60)
+        statuses = [_nearby_search(url, token) for url in islice(cycle(two_servers.urls), PER_MINUTE + 4)]
+        if int(time.time() // 60) == started_in:
+            break
+    else:
+        pytest.fail("three runs in a row crossed a minute's end")
     # Each server alone would admit PER_MINUTE; together they admit PER_MINUTE, then refuse.
     assert statuses == [200] * PER_MINUTE + [429] * 4, statuses
 
 
-def test_either_servers_metrics_count_the_requests_of_both(two_servers: tuple[list[str], str]) -> None:
-    urls, _ = two_servers
+def _nearby_search(url: str, token: str) -> int:
+    answer = httpx.get(
+        f"{url}/api/nearby-search", params={"address": SEATTLE}, headers={"Authorization": f"Bearer {token}"}, timeout=30,
+    )
+    if answer.status_code == 429:
+        assert answer.json()["code"] == "rate_limited" and int(answer.headers["retry-after"]) >= 1
+    return answer.status_code
+
+
+def test_either_servers_metrics_count_the_requests_of_both(two_servers: TwoServers) -> None:
+    urls = two_servers.urls
     for url in urls:
         for _ in range(3):
             assert httpx.get(f"{url}/health").status_code == 200

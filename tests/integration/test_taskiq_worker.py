@@ -24,11 +24,11 @@ from application.ports.accounts import AccessClaims
 from application.ports.batch import BatchJob
 from domain.accounts import Role
 from entrypoints.container import Container, build_container
-from tests.conftest import IN_CI, settings_for_tests
+from tests.conftest import IN_CI, TEST_REDIS_URL, settings_for_tests
 from tests.fakes import collected
 from tests.processes import free_port, wait_until
 
-REDIS_URL = "redis://127.0.0.1:6379/15"  # a database of its own, away from anything else on this Redis
+REDIS_URL = TEST_REDIS_URL  # a database of this test process's own
 ROOT = Path(__file__).resolve().parents[2]
 METRICS_TOKEN = "worker-metrics-token-0123456789"
 CSV = b"Street Address,City,State,Zip,Country\n701 5th Ave,Seattle,WA,98104,US\n100 Biscayne Blvd,Miami,FL,33130,US\n"

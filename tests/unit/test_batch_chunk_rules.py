@@ -21,6 +21,7 @@ from domain.accounts import Role
 from domain.chunks import rows_of
 from domain.lookup_result import LookupResult
 from tests.fakes import BatchWorld, in_memory_batch
+from tests.waiting import until
 
 ANN, BOB = AccessClaims("ann"), AccessClaims("bob")
 LEASE = timedelta(seconds=30)
@@ -289,17 +290,17 @@ async def test_job_status_counts_chunks_speed_and_workers() -> None:
 
 
 async def test_a_working_chunk_keeps_its_lease_by_heartbeats() -> None:
-    import asyncio
-
-    w = in_memory_batch(monthly_batch_row_limit=1000, policy=ChunkPolicy(chunk_rows=2, lease_seconds=0.09))
+    lease = timedelta(seconds=9)  # a beat every 3 s
+    w = in_memory_batch(monthly_batch_row_limit=1000, policy=ChunkPolicy(chunk_rows=2, lease_seconds=9))
     w.lookup.users["ann"] = Role.USER
     job_id = await started(w, ANN, streets(2))
     clock, answer = w.lookup.clock, w.service._answer  # noqa: SLF001
     swept: list[int] = []
 
     async def slow(row) -> LookupResult:  # noqa: ANN001
-        clock.advance(timedelta(seconds=5))  # far past the lease since the claim...
-        await asyncio.sleep(0.1)  # ...but heartbeats (every 0.03 s) renew it meanwhile
+        await until(lambda: clock.sleepers == 1)  # the heartbeat waits for its next beat
+        clock.advance(timedelta(seconds=5))  # past the lease since the claim by the second row...
+        await until(lambda: _held_until(w, job_id) == clock.now() + lease)  # ...but each beat renews it
         await w.service.sweep()  # another process's sweeper finds it held
         swept.append(w.queue.chunk_tasks)
         return await answer(row)
@@ -308,6 +309,11 @@ async def test_a_working_chunk_keeps_its_lease_by_heartbeats() -> None:
     await run_one_chunk(w)
     assert swept == [0, 0]  # nothing was queued again
     assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
+
+
+def _held_until(w, job_id: str):  # noqa: ANN001, ANN202
+    (chunk,) = w.chunks.chunks[job_id]
+    return chunk.lease_expires_at
 
 
 async def test_a_repeated_address_is_answered_once_across_chunks_and_the_memory_is_bounded() -> None:

@@ -11,6 +11,7 @@ from application.ports.chunks import ChunkOutput, part_keys
 from application.result_files import ReadParts, with_parts_read_ahead
 from domain.chunks import ChunkPlan
 from tests.fakes import InMemoryFileStore
+from tests.waiting import settle, until
 
 
 def output(index: int, with_files: bool = True) -> ChunkOutput:
@@ -67,7 +68,8 @@ async def test_the_reads_run_ahead_of_the_merge_by_at_most_the_chunks_ahead() ->
     files.files.update(stored(10).files)
     chunks = with_parts_read_ahead(files, outputs(10), ahead=3)
     first = asyncio.ensure_future(anext(chunks))
-    await asyncio.sleep(0.01)
+    await until(lambda: len(files.started) >= 8)
+    await settle()  # a ninth read, if one were started, would have started by now
     # Chunk 0 is awaited while chunks 1 to 3 are read too, two parts each; chunk 4 is not asked for yet.
     assert not first.done()
     assert sorted({key.split("/")[-1].split(".")[0] for key in files.started}) == ["0", "1", "2", "3"]
