@@ -237,7 +237,9 @@ class Container(containers.DeclarativeContainer):
     # --- property lookup ---------------------------------------------------------
     # One outgoing HTTP client for every third-party provider; closed on shutdown (http/app.py).
     http_client = providers.Singleton(new_http_client, timeout_seconds=10.0)
-    reference_index = providers.Singleton(ReferenceIndex, sessions=session_factory)
+    reference_index = providers.Singleton(
+        ReferenceIndex, sessions=session_factory, recheck_seconds=settings.provided.reference_recheck_seconds
+    )
     geocoder = providers.Selector(
         providers.Callable(lambda s: s.geocoder, settings),
         embedded=providers.Singleton(ZipCentroidGeocoder, index=reference_index),

@@ -97,6 +97,9 @@ class Settings:
     local_workers: int = 0
     # Load the reference data when the server starts, in the background (none in tests, unless asked).
     warm_reference_data: bool = False
+    # How often (seconds) a process asks whether `perilscope data load` changed the reference data
+    # it holds in memory (adapters/reference_data/memory_index.py); the browser tests set it low.
+    reference_recheck_seconds: float = 30.0
     # Files under jobs/ and exports/ that no row names, older than this, are a crash's leftovers:
     # deleted (application/orphan_files.py), every orphan_sweep_seconds in each process.
     orphan_file_age_seconds: float = 3600.0
@@ -108,7 +111,8 @@ class Settings:
     # `perilscope worker` processes serve their metrics on this port (and the next, one per process
     # of `--workers N`), to the same bearer; unset: none.
     worker_metrics_port: int | None = None
-    worker_metrics_host: str = "0.0.0.0"  # noqa: S104 - scraped from another machine; the token guards it
+    # Loopback unless told: a scraper on another machine is named by the operator (0.0.0.0 or an address).
+    worker_metrics_host: str = "127.0.0.1"
     worker_processes: int = 1  # set by `perilscope worker --workers N` for its processes
     file_store: str = "local"  # where uploads and exports live: 'local' (files_dir) or 's3'
     files_dir: Path = PROJECT_ROOT / "var" / "files"
@@ -183,6 +187,8 @@ class Settings:
             local_workers=int(get("PERILSCOPE_LOCAL_WORKERS", str(default_local_workers(get("PERILSCOPE_ENV"))))),
             warm_reference_data=(get("PERILSCOPE_WARM_REFERENCE_DATA") or
                                  ("false" if get("PERILSCOPE_ENV") == "test" else "true")).lower() in {"1", "true", "yes"},
+            reference_recheck_seconds=float(get("PERILSCOPE_REFERENCE_RECHECK_SECONDS",
+                                                str(defaults.reference_recheck_seconds))),
             orphan_file_age_seconds=float(get("PERILSCOPE_ORPHAN_FILE_AGE_SECONDS",
                                               str(defaults.orphan_file_age_seconds))),
             orphan_sweep_seconds=float(get("PERILSCOPE_ORPHAN_SWEEP_SECONDS", str(defaults.orphan_sweep_seconds))),
@@ -229,6 +235,8 @@ class Settings:
             raise SettingsError("PERILSCOPE_BATCH_CHUNK_ROWS and PERILSCOPE_BATCH_CHUNK_ATTEMPTS must be at least 1.")
         if self.batch_lease_seconds <= 0 or self.batch_sweep_seconds <= 0:
             raise SettingsError("PERILSCOPE_BATCH_LEASE_SECONDS and PERILSCOPE_BATCH_SWEEP_SECONDS must be positive.")
+        if self.reference_recheck_seconds < 0:
+            raise SettingsError("PERILSCOPE_REFERENCE_RECHECK_SECONDS must not be negative.")
         if not 0 <= self.local_workers <= MAX_LOCAL_WORKERS:
             raise SettingsError(f"PERILSCOPE_LOCAL_WORKERS must be from 0 to {MAX_LOCAL_WORKERS}.")
         if self.orphan_file_age_seconds < 60 or self.orphan_sweep_seconds <= 0:

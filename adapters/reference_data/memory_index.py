@@ -9,7 +9,7 @@ import gc
 import sys
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Row, Select, func, select
@@ -36,6 +36,8 @@ from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
 from domain.nri_release import parse_release
 from domain.perils import HAZARDS, PerilScores
 
+# How often (seconds) the index asks whether `data load` changed the data; Settings'
+# reference_recheck_seconds (PERILSCOPE_REFERENCE_RECHECK_SECONDS) sets it for a server.
 RECHECK_SECONDS = 30.0
 STREAM_BATCH_ROWS = 2000
 
@@ -84,22 +86,29 @@ class ReferenceData:
 
 
 class ReferenceIndex:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        recheck_seconds: float = RECHECK_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._sessions = sessions
+        self._recheck_seconds = recheck_seconds
+        self._clock = clock
         self._data: ReferenceData | None = None
         self._version: object = None
         self._checked_at = 0.0
         self._lock = asyncio.Lock()
 
     async def data(self) -> ReferenceData:
-        if self._data is not None and time.monotonic() - self._checked_at < RECHECK_SECONDS:
+        if self._data is not None and self._clock() - self._checked_at < self._recheck_seconds:
             return self._data
         async with self._lock:
             async with self._sessions() as session:
                 version = (
                     await session.execute(select(func.count(), func.max(DatasetLoadRow.loaded_at)))
                 ).one()
-                self._checked_at = time.monotonic()
+                self._checked_at = self._clock()
                 if self._data is None or tuple(version) != self._version:
                     self._data = await _load(session)
                     self._version = tuple(version)

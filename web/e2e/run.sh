@@ -27,8 +27,13 @@ export PERILSCOPE_ENV=test
 export PERILSCOPE_SIGNUPS_PER_ADDRESS_PER_HOUR=1000
 export PERILSCOPE_BASE_URL="http://127.0.0.1:$PORT"
 export PERILSCOPE_LOG_LEVEL="${PERILSCOPE_LOG_LEVEL:-WARNING}"
-# Room for the 100,000-row uploads of batch.test.mjs (regular users' default is 10,000 a month).
+# Room for the batches of the browser tests (regular users' default is 10,000 rows a month).
 export PERILSCOPE_MONTHLY_BATCH_ROW_LIMIT=1000000
+# tracts.test.mjs imports a building and waits for the server to read it: checked every 0.2 s, not 30.
+export PERILSCOPE_REFERENCE_RECHECK_SECONDS=0.2
+# Chunks of 1,000 rows (5,000 by default): a batch of a few thousand rows runs in several chunks, so
+# the tests that watch a job's progress and figures need seconds of work, not 100,000 rows.
+export PERILSCOPE_BATCH_CHUNK_ROWS=1000
 export BASE_URL="$PERILSCOPE_BASE_URL"
 export E2E_SCREENSHOTS="$PWD/web/e2e/screenshots"
 mkdir -p "$E2E_SCREENSHOTS"
