@@ -114,7 +114,7 @@ def test_orphan_sweep_and_worker_metrics_settings_are_read_and_checked(tmp_path:
     token = {"PERILSCOPE_METRICS_TOKEN": "t" * 24}
     served = Settings.from_env({**base, **token, "PERILSCOPE_WORKER_METRICS_PORT": "9464",
                                 "PERILSCOPE_WORKER_PROCESSES": "4"})
-    assert (served.worker_metrics_port, served.worker_processes, served.worker_metrics_host) == (9464, 4, "0.0.0.0")
+    assert (served.worker_metrics_port, served.worker_processes, served.worker_metrics_host) == (9464, 4, "127.0.0.1")
     with pytest.raises(SettingsError, match="one port per worker process"):
         Settings.from_env({**base, **token, "PERILSCOPE_WORKER_METRICS_PORT": "65535", "PERILSCOPE_WORKER_PROCESSES": "2"})
 
