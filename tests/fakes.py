@@ -797,10 +797,10 @@ class InMemoryChunkStore:
         if job_id not in self.split_whole:
             return None
         chunks = self.chunks[job_id]
-        workers = sorted({c.lease_owner for c in chunks if c.status == "running" and c.lease_expires_at >= now})
+        workers = {c.lease_owner for c in chunks if c.status == "running" and c.lease_expires_at >= now}
         return JobChunks(total=len(chunks), done=sum(c.status == "done" for c in chunks),
                          failed=sum(c.status == "failed" for c in chunks),
-                         rows_failed=sum(c.result.rows_failed for c in chunks if c.result), workers=tuple(workers),
+                         rows_failed=sum(c.result.rows_failed for c in chunks if c.result), worker_count=len(workers),
                          last_finished_at=max((c.finished_at for c in chunks if c.finished_at), default=None))
 
     async def failed_inputs(self, job_id: str) -> list[FailedInput]:

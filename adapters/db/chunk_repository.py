@@ -348,13 +348,12 @@ class SqlChunkStore:
                 select(func.coalesce(func.sum(Chunk.rows_failed), 0), func.max(Chunk.finished_at))
                 .where(Chunk.job_id == job_id)
             )).one()
-            workers = await session.scalars(
-                select(Chunk.lease_owner).distinct()
+            workers = await session.scalar(
+                select(func.count(Chunk.lease_owner.distinct()))
                 .where(Chunk.job_id == job_id, Chunk.status == RUNNING, Chunk.lease_expires_at >= now)
-                .order_by(Chunk.lease_owner)
             )
             return JobChunks(total=total, done=counts.get(DONE, 0), failed=counts.get(FAILED, 0),
-                             rows_failed=int(rows_failed or 0), workers=tuple(w for w in workers if w),
+                             rows_failed=int(rows_failed or 0), worker_count=int(workers or 0),
                              last_finished_at=_aware(last_finished_at))
 
     async def failed_inputs(self, job_id: str) -> list[FailedInput]:

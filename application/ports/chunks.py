@@ -125,7 +125,9 @@ class JobChunks:
     done: int
     failed: int
     rows_failed: int
-    workers: tuple[str, ...]  # owners of unexpired leases, now working on it
+    # How many workers hold an unexpired lease on it now: a count, for users; which hosts they
+    # are belongs to /metrics and the logs.
+    worker_count: int
     last_finished_at: datetime | None = None  # when its latest chunk ended
 
 

@@ -114,7 +114,18 @@ async def test_a_taken_over_lease_fences_the_late_claimant_out(world) -> None:  
     assert await b.complete(second, RESULT, later)
     job = await container.batch_store().job(None, job_id)
     chunks = await b.job_chunks(job_id, later)
-    assert (job.done, chunks.done, chunks.workers, chunks.last_finished_at) == (3, 1, (), later)  # counted once
+    assert (job.done, chunks.done, chunks.worker_count, chunks.last_finished_at) == (3, 1, 0, later)  # counted once
+
+
+async def test_a_jobs_status_counts_its_workers_and_names_none(world) -> None:  # noqa: ANN001
+    container, user_id = world
+    job_id = await _job(container, user_id, rows=3, chunk_rows=1)
+    store = container.chunk_store()
+    for owner in ("host-a:1", "host-b:2", "host-a:1"):  # two chunks on one worker count it once
+        assert await store.claim(owner, T0, T0 + LEASE, max_attempts=3) is not None
+    chunks = await store.job_chunks(job_id, T0)
+    assert chunks.worker_count == 2
+    assert (await store.job_chunks(job_id, T0 + 2 * LEASE)).worker_count == 0  # leases ran out: nobody on it
 
 
 async def test_expired_and_lost_chunks_are_queued_again_and_exhausted_ones_given_up(world) -> None:  # noqa: ANN001

@@ -285,7 +285,7 @@ async def test_job_status_counts_chunks_speed_and_workers() -> None:
     clock.advance(timedelta(seconds=4))
     await w.service.run_chunk()
     chunks = await w.service.job_chunks(ANN, job_id)
-    assert (chunks.total, chunks.done, chunks.workers) == (2, 1, ("host-a:7",))
+    assert (chunks.total, chunks.done, chunks.worker_count) == (2, 1, 1)
     assert w.service.rows_per_second(w.store.jobs[job_id], chunks) == 0.5  # 2 rows in 4 s
 
 

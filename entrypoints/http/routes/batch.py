@@ -45,15 +45,16 @@ def job_json(batch: BatchService, job: BatchJob) -> dict[str, Any]:
 
 
 def chunk_fields(batch: BatchService, job: BatchJob, chunks: JobChunks | None) -> dict[str, Any]:
-    """How a job runs: its chunks, speed, failed rows and the workers on it now (null while the
-    job is not split into chunks yet: unknown, not zero)."""
+    """How a job runs: its chunks, speed, failed rows and how many workers are on it now (null
+    while the job is not split into chunks yet: unknown, not zero). Workers are counted, never
+    named: host names and process ids belong to /metrics and the logs, not to every user."""
     return {
         "chunks_total": chunks.total if chunks else None,
         "chunks_done": chunks.done if chunks else None,
         "chunks_failed": chunks.failed if chunks else None,
         "failed_rows": chunks.rows_failed if chunks else None,
         "rows_per_second": batch.rows_per_second(job, chunks),
-        "workers": list(chunks.workers) if chunks else [],
+        "worker_count": chunks.worker_count if chunks else None,
     }
 
 

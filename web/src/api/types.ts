@@ -290,8 +290,8 @@ export interface BatchJob {
   chunks_failed?: number | null;
   failed_rows?: number | null;
   rows_per_second?: number | null;
-  /** The workers holding its chunks now, as host:pid. */
-  workers?: string[] | null;
+  /** How many workers hold its chunks now (counted, never named: hosts belong to /metrics and the logs). */
+  worker_count?: number | null;
 }
 
 export interface BatchJobResponse {

@@ -1,5 +1,5 @@
 import type { BatchJob } from '../../api/types';
-import { chunksText, failedRowsOf, rowCountText, rowsPerSecondText, workerCountText, WORKERS_SHOWN } from './jobFigures';
+import { chunksText, failedRowsOf, rowCountText, rowsPerSecondText, workerCountText } from './jobFigures';
 
 const STAGE_LABELS: Record<BatchJob['stage'], string> = {
   search: 'Searching addresses',
@@ -9,14 +9,14 @@ const STAGE_LABELS: Record<BatchJob['stage'], string> = {
 
 /**
  * The running job's stage, percent and time left (the server's ETA), then how it runs: chunks,
- * speed, failed rows and the workers on it. A figure the server does not know yet is left out.
+ * speed, failed rows and how many workers are on it. A figure the server does not know yet is left out.
  */
 export function BatchProgress({ job }: { job: BatchJob }) {
   const percent = job.total ? Math.round((job.done / job.total) * 100) : 0;
   const label = job.status === 'queued' ? 'Queued' : STAGE_LABELS[job.stage];
   const chunks = chunksText(job);
   const failedRows = failedRowsOf(job);
-  const workers = job.workers ?? [];
+  const workers = job.worker_count ?? 0;
   return (
     <div className="batch-progress">
       <div className="form-row-between" aria-live="polite">
@@ -42,29 +42,7 @@ export function BatchProgress({ job }: { job: BatchJob }) {
           {rowCountText(failedRows)} failed so far (they are kept and can be run again when the job ends)
         </p>
       )}
-      {workers.length > 0 && <JobWorkers workers={workers} />}
+      {workers > 0 && <p className="batch-workers muted small">{workerCountText(workers)}</p>}
     </div>
-  );
-}
-
-/** '2 workers: host-a:1234, host-b:99'; many are folded behind a disclosure. */
-function JobWorkers({ workers }: { workers: string[] }) {
-  const count = workerCountText(workers.length);
-  if (workers.length <= WORKERS_SHOWN) {
-    return (
-      <p className="batch-workers muted small">
-        {count}: {workers.join(', ')}
-      </p>
-    );
-  }
-  return (
-    <details className="batch-workers muted small">
-      <summary>{count} on this job</summary>
-      <ul>
-        {workers.map((worker) => (
-          <li key={worker}>{worker}</li>
-        ))}
-      </ul>
-    </details>
   );
 }

@@ -1,8 +1,5 @@
 import type { BatchJob } from '../../api/types';
 
-/** Workers named in full up to this many; more are folded behind a disclosure. */
-export const WORKERS_SHOWN = 3;
-
 /** '1,235 rows/s' (whole rows; one decimal under 10 so a slow start does not read as 0). */
 export function rowsPerSecondText(rate: number): string {
   const rounded = rate >= 10 ? Math.round(rate) : Math.round(rate * 10) / 10;
