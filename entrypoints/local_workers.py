@@ -6,7 +6,8 @@ A chunk is mostly Python (the lookup and its records), so threads would share on
 process of its own runs chunks in parallel with the server's. Chunks are claimed in the database
 (application/batch_runner.py), so a local worker needs no queue: it runs chunks while any wait,
 and looks again every POLL_SECONDS when none does. The server's sweeper queues again the chunks
-of a worker that died; a worker whose server has gone stops."""
+of a worker that died, and the server reaps it and starts another, waiting longer after each
+death in quick succession; a worker whose server has gone stops."""
 
 from __future__ import annotations
 
@@ -17,17 +18,28 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import IO
 
 from dependency_injector import providers
 
+from adapters.clock import SystemClock
+from adapters.metrics.prometheus import LOCAL_WORKER_RESTARTS, LOCAL_WORKERS_RUNNING
 from application.ports.batch import QueueDepth
+from application.ports.clock import Clock
 from entrypoints.settings import PROJECT_ROOT, Settings
 
 log = logging.getLogger("perilscope.local_workers")
 POLL_SECONDS = 0.5
 READY = "local worker ready"
 STOP_SECONDS = 10.0  # a chunk is a second or two: time to finish the one in hand
+CHECK_SECONDS = 1.0  # how often the server looks for a worker that died
+# Waits before starting a worker again after deaths in a row: a worker that dies at once (a broken
+# install, a full disk) is not restarted in a tight loop. One that ran STEADY long starts afresh.
+RESTART_BACKOFF_SECONDS = (1, 2, 4, 8, 16, 32, 60)
+STEADY = timedelta(seconds=60)
 
 
 def worker_environment(settings: Settings) -> dict[str, str]:
@@ -44,14 +56,30 @@ def worker_environment(settings: Settings) -> dict[str, str]:
     }
 
 
-class LocalWorkers:
-    """The server's local worker processes: started and stopped with it."""
+@dataclass
+class _Slot:
+    """One of the configured workers: its process, or when the next is due after a death."""
 
-    def __init__(self, count: int, environment: dict[str, str], output: IO[bytes] | None = None) -> None:
-        self._count = count
+    process: subprocess.Popen[bytes] | None = None
+    started_at: datetime | None = None
+    deaths_in_a_row: int = 0
+    restart_at: datetime | None = None
+
+
+class LocalWorkers:
+    """The server's local worker processes: started and stopped with it, and started again
+    (after a back-off) when one dies, so the embedded server never runs its chunks alone for want
+    of a restart. `running` is their number, also on /metrics (perilscope_local_workers_running)."""
+
+    def __init__(self, count: int, environment: dict[str, str], output: IO[bytes] | None = None,
+                 clock: Clock | None = None, spawn: Callable[[], subprocess.Popen[bytes]] | None = None) -> None:
         self._environment = environment
         self._output = output  # their log; None: the server's own
-        self.processes: list[subprocess.Popen[bytes]] = []
+        self._clock = clock or SystemClock()
+        self._spawn = spawn or self._start_process
+        self._slots = [_Slot() for _ in range(count)]
+        self._watch: asyncio.Task[None] | None = None
+        self.restarts = 0
 
     @classmethod
     def for_settings(cls, settings: Settings, output: IO[bytes] | None = None) -> LocalWorkers:
@@ -59,25 +87,70 @@ class LocalWorkers:
         count = settings.local_workers if settings.job_queue == "inprocess" else 0
         return cls(count, worker_environment(settings), output)
 
+    @property
+    def processes(self) -> list[subprocess.Popen[bytes]]:
+        return [slot.process for slot in self._slots if slot.process is not None]
+
+    @property
+    def running(self) -> int:
+        return sum(process.poll() is None for process in self.processes)
+
     async def start(self) -> None:
-        for _ in range(self._count):
-            self.processes.append(subprocess.Popen(
-                [sys.executable, "-m", "entrypoints.local_workers", str(os.getpid())],
-                env=self._environment, cwd=PROJECT_ROOT, stdout=self._output, stderr=self._output,
-            ))
-        if self.processes:
-            log.info("local workers started", extra={"pids": [p.pid for p in self.processes]})
+        if not self._slots:
+            return
+        self.check()
+        log.info("local workers started", extra={"pids": [p.pid for p in self.processes]})
+        self._watch = asyncio.create_task(self._supervise(), name="local-workers")
+
+    def check(self) -> None:
+        """Reap the workers that died (none is left defunct) and start those whose wait is over."""
+        now = self._clock.now()
+        for slot in self._slots:
+            if slot.process is not None and slot.process.poll() is not None:
+                self._died(slot, now)
+            if slot.process is None and (slot.restart_at is None or now >= slot.restart_at):
+                if slot.restart_at is not None:
+                    self.restarts += 1
+                    LOCAL_WORKER_RESTARTS.inc()
+                slot.process, slot.started_at, slot.restart_at = self._spawn(), now, None
+        LOCAL_WORKERS_RUNNING.set(self.running)
+
+    def _died(self, slot: _Slot, now: datetime) -> None:
+        ran_steadily = slot.started_at is not None and now - slot.started_at >= STEADY
+        slot.deaths_in_a_row = 1 if ran_steadily else slot.deaths_in_a_row + 1
+        wait = RESTART_BACKOFF_SECONDS[min(slot.deaths_in_a_row, len(RESTART_BACKOFF_SECONDS)) - 1]
+        log.warning("local worker died; another starts after a wait", extra={
+            "pid": slot.process.pid, "returncode": slot.process.returncode, "wait_seconds": wait})
+        slot.process, slot.restart_at = None, now + timedelta(seconds=wait)
+
+    async def _supervise(self) -> None:
+        while True:
+            await self._clock.sleep(CHECK_SECONDS)
+            self.check()
+
+    def _start_process(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "entrypoints.local_workers", str(os.getpid())],
+            env=self._environment, cwd=PROJECT_ROOT, stdout=self._output, stderr=self._output,
+        )
 
     async def stop(self) -> None:
-        for process in self.processes:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+            self._watch = None
+        processes = self.processes
+        for process in processes:
             process.terminate()  # the worker finishes its chunk in hand, then exits
-        for process in self.processes:
+        for process in processes:
             try:
                 await asyncio.to_thread(process.wait, STOP_SECONDS)
             except subprocess.TimeoutExpired:
                 process.kill()  # its chunk's lease runs out and another process runs it again
                 await asyncio.to_thread(process.wait)
-        self.processes = []
+        self._slots = [_Slot() for _ in self._slots]
+        LOCAL_WORKERS_RUNNING.set(0)
 
 
 class ClaimedFromTheDatabase:

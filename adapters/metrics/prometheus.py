@@ -30,6 +30,12 @@ CHUNKS_IN_FLIGHT = Gauge("perilscope_batch_chunks_in_flight", "Batch chunks bein
                          multiprocess_mode="livesum")
 JOBS_RUNNING = Gauge("perilscope_batch_jobs_running", "Batch jobs running in this server.",
                      multiprocess_mode="livesum")
+# The embedded server's local worker processes (entrypoints/local_workers.py): how many run now,
+# and how many were started again after one died.
+LOCAL_WORKERS_RUNNING = Gauge("perilscope_local_workers_running", "Local worker processes running beside this server.",
+                              multiprocess_mode="livesum")
+LOCAL_WORKER_RESTARTS = Counter("perilscope_local_worker_restarts",
+                                "Local worker processes started again after one died.")
 # Read from the queue itself when /metrics is: with Redis one queue shared by every process, so
 # the latest reading, not a sum over processes.
 QUEUE_WAITING = Gauge("perilscope_batch_queue_waiting",

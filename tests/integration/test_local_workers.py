@@ -123,3 +123,26 @@ def _alive(pid: int) -> bool:
         return False
     # An exited child of a dead parent is reaped by init; until then it is a zombie.
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def test_a_local_worker_killed_is_reaped_and_another_started(migrated_database_url: str, tmp_path: Path) -> None:
+    from prometheus_client import REGISTRY
+
+    settings = settings_for_tests(migrated_database_url, files_dir=tmp_path / "files", local_workers=1)
+    workers = LocalWorkers.for_settings(settings, output=(tmp_path / "worker.log").open("wb"))
+    await workers.start()
+    try:
+        [killed] = workers.processes
+        killed.send_signal(signal.SIGKILL)
+
+        async def replaced() -> bool:
+            return [p.pid for p in workers.processes] not in ([], [killed.pid]) and workers.running == 1
+
+        await _until("another worker to start", replaced, seconds=30)
+        assert not Path(f"/proc/{killed.pid}").exists(), "the killed worker was reaped, not left defunct"
+        assert workers.restarts == 1
+        assert REGISTRY.get_sample_value("perilscope_local_workers_running") == 1
+        assert REGISTRY.get_sample_value("perilscope_local_worker_restarts_total") >= 1
+    finally:
+        await workers.stop()
+    assert workers.processes == []
