@@ -12,6 +12,7 @@ from entrypoints.http.cross_site import refuse_cross_site_requests
 from entrypoints.http.dependencies import DEPENDENCIES
 from entrypoints.http.errors import EXCEPTION_HANDLERS
 from entrypoints.http.housekeeping import ReferenceWarmup, UploadPurger
+from entrypoints.http.json_depth import refuse_deep_json
 from entrypoints.local_workers import LocalWorkers
 from entrypoints.sweeper import ChunkSweeper, OrphanFileSweeper
 from entrypoints.http.webhook_pump import WebhookPump
@@ -30,6 +31,7 @@ MAX_REQUEST_BODY_BYTES = 1 * 1024 * 1024  # uploads raise this on their own rout
 async def refuse_bad_requests(request: Request) -> None:
     """Every refusal that comes before a handler, in one hook: Litestar runs only the most
     specific `before_request`, so a second one elsewhere would replace this one."""
+    await refuse_deep_json(request)  # first: the control-character check decodes the body
     await refuse_control_characters(request)
     await refuse_cross_site_requests(request)
 

@@ -42,7 +42,7 @@ async def refuse_control_characters(request: Request) -> None:
         # Only the app's own cookies: a stray one from another site on the same host must not lock visitors out.
         if name.startswith(OWN_COOKIE_PREFIX):
             _check(f"cookie `{name}`", value, multiline=False)
-    if _takes_json_body(request):
+    if takes_json_body(request):
         body = await request.body()  # kept by Litestar for the handler: read once
         if any(escape in body for escape in _JSON_CONTROL_ESCAPES):
             try:
@@ -52,7 +52,7 @@ async def refuse_control_characters(request: Request) -> None:
             _walk(document, "", frozenset(request.route_handler.opt.get(MULTILINE_FIELDS, ())))
 
 
-def _takes_json_body(request: Request) -> bool:
+def takes_json_body(request: Request) -> bool:
     data = request.route_handler.parsed_fn_signature.parameters.get("data")
     if data is None:
         return False
