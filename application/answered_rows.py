@@ -6,7 +6,7 @@ import msgspec
 
 from application.ports.chunks import ChunkResult
 from domain.batch_input import AddressRow
-from domain.detailed_export import input_record_json
+from domain.detailed_export import input_record_json, user_column_names
 
 
 class AnsweredRows:
@@ -25,7 +25,8 @@ class AnsweredRows:
 
     def add(self, row: AddressRow, answer: tuple[str, bytes]) -> None:
         if not self.count:
-            self._user_columns = tuple(name for name, _ in row.extra)
+            # As the records' `input` keys have them: the export finds each value by its column's name.
+            self._user_columns = tuple(user_column_names(name for name, _ in row.extra))
         self.count += 1
         self._lines.append(answer[0])
         own = memoryview(input_record_json(row.line, row.extra, msgspec.json.encode))

@@ -164,10 +164,17 @@ def _number(value: float | None) -> str:
     return "score unknown" if value is None else f"score {value:g}"
 
 
+def user_column_names(user_columns: Iterable[str]) -> list[str]:
+    """The upload's own column names as every format heads them (CSV and XLSX header cells,
+    JSON Lines `input` keys): neutralised as values are, since a header `=HYPERLINK(...)` is a
+    formula too. Neutralising twice changes nothing, so a list stored neutralised may pass again."""
+    return [safe_cell(name) for name in user_columns]
+
+
 def detail_columns(user_columns: Iterable[str]) -> list[str]:
-    """The user's columns first, unchanged; ours after them, renamed only if a user's column
-    already has the name."""
-    user = list(user_columns)
+    """The user's columns first, as `user_column_names` heads them; ours after them, renamed
+    only if a user's column already has the name."""
+    user = user_column_names(user_columns)
     taken = set(user)
     return user + [name if name not in taken else f"{name} (PerilScope)" for name in ANSWER_COLUMN_NAMES]
 
@@ -245,7 +252,8 @@ def input_record_json(line: int, user_values: Iterable[tuple[str, str]], encode:
 
 
 def _input_record(line: int, user_values: Iterable[tuple[str, str]]) -> dict[str, Any]:
-    return {"row": line, "input": dict(user_values)}
+    # Keys as `user_column_names` gives them, so the export finds each value under its header.
+    return {"row": line, "input": {safe_cell(name): value for name, value in user_values}}
 
 
 def flat_values(record: dict[str, Any], user_columns: list[str]) -> list[Any]:

@@ -19,7 +19,7 @@ import msgspec
 
 from application.ports.batch import WrittenFile
 from application.ports.files import whole_lines
-from domain.detailed_export import ANSWER_COLUMNS, detail_columns, flat_values
+from domain.detailed_export import ANSWER_COLUMNS, detail_columns, flat_values, user_column_names
 
 FORMATS = {
     "csv": ("text/csv; charset=utf-8", "csv"),
@@ -93,7 +93,7 @@ class _Workbook:
     def close(self) -> None:
         about = self._book.add_worksheet("Columns")
         about.write_row(0, 0, ["Column", "What it holds"], self._header)
-        for index, name in enumerate(self._user_columns, start=1):
+        for index, name in enumerate(user_column_names(self._user_columns), start=1):
             about.write_string(index, 0, name)
             about.write_string(index, 1, "Your own column, as uploaded")
         for index, (name, meaning) in enumerate(ANSWER_COLUMNS, start=len(self._user_columns) + 1):

@@ -24,8 +24,8 @@ UPLOAD = (
 )
 
 
-async def _finished_export(client: AsyncClient, container: Container, headers: dict) -> str:
-    upload = await client.post("/api/upload-csv", files={"file": ("book.csv", UPLOAD.encode(), "text/csv")}, headers=headers)
+async def _finished_export(client: AsyncClient, container: Container, headers: dict, upload_text: str = UPLOAD) -> str:
+    upload = await client.post("/api/upload-csv", files={"file": ("book.csv", upload_text.encode(), "text/csv")}, headers=headers)
     assert upload.status_code == 200, upload.text
     started = await client.post("/api/batch-jobs", json={"file_id": upload.json()["file_id"]}, headers=headers)
     await container.job_queue().drain()
@@ -86,3 +86,32 @@ async def test_detailed_exports_are_owner_scoped_and_formats_checked(client: Asy
     client_name = stored.json()["file_path"].split("/", 1)[1]
     none = await client.get(f"/api/exports/{client_name}/detailed", headers=ann["headers"])
     assert none.status_code == 404 and "no detailed version" in none.json()["error"]
+
+
+# Column names a spreadsheet would run as formulas, in the header of the upload.
+FORMULA_HEADERS = ['=HYPERLINK("http://evil.example","x")', "@Note", "+x", "-y"]
+NEUTRALISED_HEADERS = ["'" + name for name in FORMULA_HEADERS]
+FORMULA_HEADER_UPLOAD = (
+    '"=HYPERLINK(""http://evil.example"",""x"")",@Note,+x,-y,Street Address,City,State,Zip\n'
+    "h,n,1,2,701 5th Ave,Seattle,WA,98104\n"
+)
+
+
+async def test_the_users_header_cells_are_neutralised_in_every_format(client: AsyncClient, container: Container) -> None:
+    user = await sign_up_and_log_in(client, "header-cells@example.com")
+    name = await _finished_export(client, container, user["headers"], FORMULA_HEADER_UPLOAD)
+
+    async def detailed(fmt: str) -> bytes:
+        answer = await client.get(f"/api/exports/{name}/detailed", params={"format": fmt}, headers=user["headers"])
+        assert answer.status_code == 200, answer.text
+        return answer.content
+
+    table = list(csv.reader(io.StringIO((await detailed("csv")).decode("utf-8-sig"))))
+    assert table[0][:4] == NEUTRALISED_HEADERS and table[1][:4] == ["h", "n", "1", "2"]  # each value under its name
+    book = openpyxl.load_workbook(io.BytesIO(await detailed("xlsx")))
+    assert [cell.value for cell in book["Rows"][1]][:4] == NEUTRALISED_HEADERS
+    assert [cell.value for cell in book["Rows"][2]][:4] == ["h", "n", "1", "2"]
+    described = [row[0].value for row in book["Columns"].iter_rows(min_row=2, max_row=5)]
+    assert described == NEUTRALISED_HEADERS
+    record = json.loads((await detailed("jsonl")).decode().splitlines()[0])
+    assert record["input"] == dict(zip(NEUTRALISED_HEADERS, ["h", "n", "1", "2"], strict=True))
