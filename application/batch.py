@@ -14,7 +14,7 @@ import uuid
 import msgspec
 from dataclasses import dataclass, replace
 from datetime import datetime
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 from application.answered_rows import AnsweredRows
@@ -23,6 +23,7 @@ from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.collector import collector_paused
 from application.errors import InvalidInput, NotFound
+from application.heavy_work import HeavyWork, Uncapped, ending_with
 from application.lookup import BATCH, LookupService
 from application.portfolio_tally import encode_tally
 from application.repeat_answers import RepeatAnswers
@@ -118,8 +119,10 @@ class BatchService:
         ended: BatchEndedListener | None = None,
         metrics: Metrics | None = None,
         caps: UploadCaps = UploadCaps(),
+        heavy: HeavyWork | Uncapped = Uncapped(),
     ) -> None:
         self._store = store
+        self._heavy = heavy  # each user's detailed downloads and legacy searches at once
         self._chunks = chunks
         self._files = files
         self.caps = caps
@@ -416,27 +419,40 @@ class BatchService:
 
     # --- SPEC §7's three-call flow (search, match, export), kept for older clients ----------
 
-    async def search_now(self, caller: AccessClaims, file_id: str) -> list[LookupResult]:
-        """Answer every row of an upload in this request (one search against the quota)."""
+    async def search_now(self, caller: AccessClaims, file_id: str) -> AsyncIterator[LookupResult]:
+        """Answer every row of an upload in this request (one search against the quota), a row at
+        a time as they are sent, so memory does not grow with the rows. The checks and the charge
+        happen before the first row: a refusal is an error, not a cut-off answer."""
         upload = await self._store.upload(caller.user_id, file_id)
         if upload is None:
             raise NotFound("No file has been uploaded for processing.")
-        charge = await self._charge(caller, upload)
-        slices = self._slices()
+        end = await self._heavy.begin(caller.user_id, "search")
         try:
-            results = []
+            charge = await self._charge(caller, upload)
+        except BaseException:
+            await end()
+            raise
+        return self._answered_rows(caller, upload, charge, end)
+
+    async def _answered_rows(self, caller: AccessClaims, upload: UploadedFile, charge: BatchCharge,
+                             end: Callable[[], Awaitable[None]]) -> AsyncIterator[LookupResult]:
+        slices = self._slices()
+        occupants = 0
+        try:
             async for reader, row in stored_rows(self._files, upload, self.caps):
-                results.append(await self._answer(reader.address(row)))
+                result = await self._answer(reader.address(row))
+                occupants += len(result.occupants)
+                yield result
                 await slices.pause_if_due()
             await self._searches.add(
                 StoredSearch(id=str(uuid.uuid4()), user_id=caller.user_id, kind=BATCH, address=upload.name,
-                             occupant_count=sum(len(r.occupants) for r in results), result=None,
-                             created_at=self._clock.now())
+                             occupant_count=occupants, result=None, created_at=self._clock.now())
             )
-        except BaseException:
+        except BaseException:  # failed, or the client went away before the last row: not charged
             await self._refund(caller, charge)
             raise
-        return results
+        finally:
+            await end()
 
     async def export_now(self, caller: AccessClaims, results: list[dict[str, Any]]) -> ExportFile:
         """Store results (as `search_now` returns them) as an export in the caller's history. The
@@ -503,8 +519,14 @@ class BatchService:
         if records is None:
             raise NotFound(NO_DETAIL)
         stem = f"{export.name.rsplit('.', 1)[0]}_detailed"
-        written = self._detailed_writer.write(records, list(export.detail_columns), fmt, stem)
-        return export, replace(written, chunks=await primed(written.chunks))
+        end = await self._heavy.begin(user_id, "download")
+        try:
+            written = self._detailed_writer.write(records, list(export.detail_columns), fmt, stem)
+            chunks = await primed(written.chunks)
+        except BaseException:
+            await end()
+            raise
+        return export, replace(written, chunks=ending_with(chunks, end))
 
     def eta_seconds(self, job: BatchJob) -> int | None:
         return eta_seconds(job, self._clock.now())

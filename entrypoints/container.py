@@ -42,6 +42,7 @@ from adapters.security.mfa_challenge import SignedMfaChallenge
 from adapters.security.secret_box import AesGcmSecretBox
 from adapters.security.totp import PyotpCodes, SegnoQrCodes
 from application.admin import AdminService
+from application.heavy_work import HeavyWork
 from application.rate_limit import RequestRateLimit
 from application.throttles import signups_per_address_rule
 from domain.batch_input import UploadCaps
@@ -408,6 +409,8 @@ class Container(containers.DeclarativeContainer):
         caps=providers.Factory(
             UploadCaps, max_rows=settings.provided.batch_max_rows, max_bytes=settings.provided.upload_max_bytes
         ),
+        # Each user's detailed downloads and legacy searches at once, counted in every process.
+        heavy=providers.Singleton(HeavyWork, throttle=attempt_throttle),
     )
     # The public API's batches (/api/v1/search/batch) on the same jobs, charged to the daily plan.
     api_batches = providers.Singleton(

@@ -111,11 +111,21 @@ async def test_a_jobs_rows_are_answered_in_input_order_and_repeats_share_one_ans
     assert world.lookup.places.calls == 2  # one per distinct address
 
 
+async def test_a_search_now_answers_a_row_at_a_time_as_they_are_read() -> None:
+    world = world_with()
+    upload = await world.service.upload(ANN, "portfolio.csv", csv_file(CORDOVA, MAIN, CORDOVA))
+    results = await world.service.search_now(ANN, upload.id)
+    first = await anext(results)
+    # The first answer is out before the next row is looked up: no list of every answer is held.
+    assert first.query == one_line(CORDOVA) and world.lookup.places.calls == 1
+    assert [result.query async for result in results] == [one_line(MAIN), one_line(CORDOVA)]
+
+
 async def test_an_unparseable_row_is_kept_and_marked_not_located() -> None:
     unreadable = ("somewhere", "Anchorage", "AK", "ABCDE")
     world = world_with()
     upload = await world.service.upload(ANN, "portfolio.csv", csv_file(CORDOVA, unreadable, MAIN))
-    results = await world.service.search_now(ANN, upload.id)
+    results = [result async for result in await world.service.search_now(ANN, upload.id)]
     assert [result.query for result in results] == [one_line(CORDOVA), one_line(unreadable), one_line(MAIN)]
     kept = results[1]
     assert (kept.address, kept.location.method, kept.location.notes) == (None, "none", (ROW_NOT_READ,))

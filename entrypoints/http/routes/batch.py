@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 import msgspec
@@ -14,7 +14,6 @@ from litestar.response import Stream
 from application.batch import BatchService
 from application.ports.batch import BatchJob, ExportFile
 from application.ports.chunks import JobChunks
-from application.time_slices import TimeSlices
 from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import batch_row_body
 from entrypoints.http.dependencies import Batch, Claims, requires_sign_in
@@ -209,12 +208,13 @@ async def legacy_search(batch: Batch, claims: Claims, data: JSONBody[LegacySearc
     return Stream(_success_with_data(results), media_type=MediaType.JSON)
 
 
-async def _success_with_data(results: Iterable[LookupResult]) -> AsyncIterator[bytes]:
-    """{"status": "success", "data": results} in pieces: 100,000 answers are tens of MB of JSON,
-    which encoded (and compressed) in one go would hold the event loop for most of a second."""
+async def _success_with_data(results: AsyncIterator[LookupResult]) -> AsyncIterator[bytes]:
+    """{"status": "success", "data": results} in pieces, each row encoded as it is answered:
+    100,000 answers are tens of MB of JSON, which neither the server's memory nor its event loop
+    should hold at once."""
     chunk = bytearray(b'{"status":"success","data":[')
     separator = b""
-    async for result in TimeSlices().each(results):
+    async for result in results:
         chunk += separator
         chunk += msgspec.json.encode(batch_row_body(result))
         separator = b","
