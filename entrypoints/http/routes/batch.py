@@ -159,7 +159,7 @@ async def download_export(batch: Batch, claims: Claims, filename: FromPath[str])
     "/api/exports/{filename:str}/detailed",
     tags=["batch"],
     summary="The detailed export: one row per input row with your columns, every score, rating and the location",
-    **signed_in(400, 404),
+    **signed_in(400, 404, 429),
 )
 async def download_detailed_export(
     batch: Batch,

@@ -136,7 +136,7 @@ async def create_export(
     tags=TAGS,
     summary="Download a batch's export (409 export_not_ready until the batch is done)",
     # No media_type here: a Stream's own (text/csv, XLSX, JSON Lines by the format) would be overridden by it.
-    **public_api(400, 404, 409),
+    **public_api(400, 404, 409, 429),
 )
 async def download_export(api_batches: ApiBatchesService, api_caller: ApiClient, export_id: EXPORT_ID) -> Stream:
     written, standing = await api_batches.download(api_caller, export_id)
