@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  BASE_URL, PASSWORD, a11yViolations, contrastViolations, launch, openPage, resetTokenFor, screenshot, signIn, signUp, uniqueEmail,
+  BASE_URL, PASSWORD, a11yViolations, contrastViolations, launch, openPage, resetTokenFor, screenshot, signIn, signUpByApi, uniqueEmail,
 } from './helpers.mjs';
 
 let browser;
@@ -78,7 +78,7 @@ test('sign up, sign in, edit the profile, reload, sign out', async () => {
 test('forgot password: the reset link from the outbox sets a new password', async () => {
   const { page, errors, context } = await openPage(browser);
   const email = uniqueEmail('reset');
-  await signUp(page, email);
+  await signUpByApi(page, email); // the sign-up form has its own test above
 
   await page.goto('/forgot-password');
   await page.getByLabel('Email').fill(email);
@@ -116,7 +116,7 @@ test('forgot password: the reset link from the outbox sets a new password', asyn
 test('a deep link to a private page returns there after sign-in', async () => {
   const { page, errors, context } = await openPage(browser);
   const email = uniqueEmail('deep');
-  await signUp(page, email);
+  await signUpByApi(page, email);
   await page.goto('/profile');
   await page.waitForURL('**/login**');
   await signIn(page, email);

@@ -2,7 +2,7 @@
 // the monthly limit to 3 and watch a regular user stop at the fourth lookup.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PASSWORD, a11yViolations, launch, openPage, perilscope, screenshot, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, launch, newAdmin, newUser, openPage, screenshot, signUpByApi, uniqueEmail } from './helpers.mjs';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
 let browser;
@@ -10,11 +10,8 @@ before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 async function signedInAdmin() {
-  const email = uniqueEmail('admin');
-  perilscope('users', 'create-admin', email, '--password', PASSWORD);
   const session = await openPage(browser);
-  await signIn(session.page, email);
-  await session.page.waitForURL('**/data-processing');
+  await newAdmin(session.page, 'admin');
   return session;
 }
 
@@ -26,12 +23,9 @@ async function adminCount(page) {
 }
 
 test('an admin promotes a user and sees it in the table and the statistics', async () => {
-  const user = await openPage(browser);
-  const email = uniqueEmail('promote');
-  await signUp(user.page, email);
-  await user.context.close();
-
   const { page, errors, context } = await signedInAdmin();
+  const email = uniqueEmail('promote');
+  await signUpByApi(page, email);
   const before = await adminCount(page);
   assert.deepEqual(await a11yViolations(page), []);
   await screenshot(page, 'admin-statistics');
@@ -72,10 +66,7 @@ test('the admin sets the limit to 3 and a regular user is stopped at the fourth 
 
   const { page, errors, context } = await openPage(browser);
   try {
-    const email = uniqueEmail('capped');
-    await signUp(page, email);
-    await signIn(page, email);
-    await page.waitForURL('**/data-processing');
+    await newUser(page, 'capped');
     for (let i = 1; i <= 3; i += 1) {
       await page.getByLabel('Property address').fill(SEATTLE);
       await page.getByRole('button', { name: 'Search Address' }).click();

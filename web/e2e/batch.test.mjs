@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { a11yViolations, batchComplete, csvFile, largePortfolio, launch, newUser, openPage, screenshot, startBatch } from './helpers.mjs';
+import { WATCHED_ROWS, a11yViolations, batchComplete, csvFile, largePortfolio, launch, newUser, openPage, screenshot, startBatch } from './helpers.mjs';
 
 const SAMPLE = [
   'Street Address,City,State,Zip,Country',
@@ -64,7 +64,7 @@ test('upload a CSV, follow the job to the end, open and download the export', as
   await context.close();
 });
 
-test('a large upload shows its progress climbing before the job is done', async () => {
+test('a batch of several chunks shows its progress climbing before the job is done', async () => {
   const { page, errors, context } = await openPage(browser);
   await newUser(page, 'progress');
 
@@ -77,7 +77,7 @@ test('a large upload shows its progress climbing before the job is done', async 
     }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuenow'] });
   });
   await startBatch(page, largePortfolio(), { beforeStart: watchProgress });
-  await batchComplete(page, 100_000, 120_000);
+  await batchComplete(page, WATCHED_ROWS);
   const seen = await page.evaluate(() => window.seenPercents);
   const between = [...new Set(seen)].filter((percent) => percent > 0 && percent < 100);
   assert.ok(between.length >= 1, `an intermediate percentage was shown (saw ${[...new Set(seen)].join(', ')})`);
@@ -107,7 +107,7 @@ test('leaving the dashboard while a batch runs: on return its progress, then its
   await page.getByRole('button', { name: 'Processing...' }).waitFor();
   await screenshot(page, 'batch-progress-on-return');
 
-  await batchComplete(page, 100_000, 120_000);
+  await batchComplete(page, WATCHED_ROWS);
   await page.getByRole('list', { name: 'Exported files' }).getByText(/large_portfolio_export_/).waitFor();
   assert.deepEqual(errors, []);
   await context.close();

@@ -3,7 +3,7 @@
 // accessibility violations, and screenshots to look at.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PASSWORD, a11yViolations, launch, openPage, overflow, perilscope, screenshot, screenshotPath, signIn, signUp, uniqueEmail } from './helpers.mjs';
+import { a11yViolations, launch, newAdmin, newUser, openPage, overflow, screenshot, screenshotPath, signUpByApi, uniqueEmail } from './helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
 let browser;
@@ -52,10 +52,7 @@ for (const [route, title, shot] of [
 
 test('the API keys section at 390 px with a key just created', async () => {
   const { page, errors, context } = await openPage(browser, PHONE);
-  const email = uniqueEmail('keys390');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'keys390');
   await page.goto('/settings');
   const section = page.getByRole('region', { name: 'API keys' });
   await section.getByLabel('Key name').fill('Rating tool for the commercial book');
@@ -79,16 +76,10 @@ test('the API keys section at 390 px with a key just created', async () => {
 });
 
 test('the plan form of /admin/users at 390 px', async () => {
-  const user = await openPage(browser);
-  const email = uniqueEmail('plan390');
-  await signUp(user.page, email);
-  await user.context.close();
-
-  const adminEmail = uniqueEmail('admin390');
-  perilscope('users', 'create-admin', adminEmail, '--password', PASSWORD);
   const { page, errors, context } = await openPage(browser, PHONE);
-  await signIn(page, adminEmail);
-  await page.waitForURL('**/data-processing');
+  const email = uniqueEmail('plan390');
+  await signUpByApi(page, email);
+  await newAdmin(page, 'admin390');
   await page.goto('/admin/users');
   await page.getByPlaceholder('Search users...').fill(email);
   await page.getByRole('row', { name: new RegExp(email) }).click();

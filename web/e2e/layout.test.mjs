@@ -3,7 +3,7 @@
 // the statistics' split bars are filled. Screenshots at 1280 and 390 px.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PASSWORD, batchComplete, csvFile, launch, openPage, overflow, perilscope, screenshot, screenshotPath, signIn, startBatch, uniqueEmail } from './helpers.mjs';
+import { batchComplete, csvFile, launch, newAdmin, openPage, overflow, screenshot, screenshotPath, startBatch } from './helpers.mjs';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
 const PHONE = { width: 390, height: 844 };
@@ -37,11 +37,8 @@ async function checkWidths(page, name, problems) {
 }
 
 async function signedInAdmin() {
-  const email = uniqueEmail('layout');
-  perilscope('users', 'create-admin', email, '--password', PASSWORD);
   const session = await openPage(browser);
-  await signIn(session.page, email);
-  await session.page.waitForURL('**/data-processing');
+  await newAdmin(session.page, 'layout');
   return session;
 }
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { a11yViolations, launch, openPage, screenshot, signIn, signUp, uniqueEmail, lookUp } from './helpers.mjs';
+import { a11yViolations, launch, lookUp, newUser, openPage, screenshot } from './helpers.mjs';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
 const MIAMI = '100 Biscayne Blvd, Miami, FL 33130';
@@ -13,10 +13,7 @@ after(async () => { await browser?.close(); });
 
 test('look up Seattle, read occupants and the chart, open the result, export, step through', async () => {
   const { page, errors, context } = await openPage(browser);
-  const email = uniqueEmail('lookup');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'lookup');
 
   await lookUp(page, MIAMI);
   await lookUp(page, SEATTLE);
@@ -56,10 +53,7 @@ test('look up Seattle, read occupants and the chart, open the result, export, st
 
 test('a regular user is stopped at the monthly limit', async () => {
   const { page, errors, context } = await openPage(browser);
-  const email = uniqueEmail('limit');
-  await signUp(page, email);
-  await signIn(page, email);
-  await page.waitForURL('**/data-processing');
+  await newUser(page, 'limit');
   for (let i = 0; i < 10; i += 1) await lookUp(page, MIAMI);
   const button = page.getByRole('button', { name: 'Monthly search limit reached' });
   await button.waitFor();
