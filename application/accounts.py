@@ -6,7 +6,7 @@ import hashlib
 import secrets
 import uuid
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
 from application.ports.accounts import AccessClaims, AccessTokenIssuer, PasswordHasher, PasswordResetRecord, PasswordStrength, RefreshTokenRecord, SecondFactor, SecondFactorRequired, UnitOfWorkFactory, UserRoles
@@ -49,6 +49,9 @@ def hash_token(token: str) -> str:
 class AccountPolicy:
     refresh_lifetime: timedelta = timedelta(days=30)
     session_refresh_lifetime: timedelta = timedelta(hours=12)  # without 'Remember me'
+    # A token rotated this recently still refreshes (in its family): two tabs refreshing at once
+    # must not sign the person out. Kept short: a stolen copy replayed later ends the family.
+    refresh_reuse_window: timedelta = timedelta(seconds=10)
     reset_lifetime: timedelta = timedelta(minutes=30)
     reset_url_base: str = "http://127.0.0.1:8000"
     signups_per_address: ThrottleRule = field(default_factory=lambda: signups_per_address_rule(20))
@@ -215,7 +218,7 @@ class AccountService:
             record = await uow.refresh_tokens.by_hash(hash_token(refresh_token))
             if record is None or record.expires_at <= now:
                 raise NotAuthenticated(SESSION_EXPIRED)
-            if record.revoked_at is not None or not await uow.refresh_tokens.revoke(record.id, now):
+            if not await uow.refresh_tokens.revoke(record.id, now) and not await self._rotated_just_now(uow, record, now):
                 # A rotated token came back: someone holds a stolen copy. End the whole family.
                 await uow.refresh_tokens.revoke_family(record.family_id, now)
                 await uow.commit()
@@ -227,6 +230,18 @@ class AccountService:
             await uow.refresh_tokens.add(self._refresh_record(user, session, record.family_id))
             await uow.commit()
         return session
+
+    async def _rotated_just_now(self, uow, record: RefreshTokenRecord, now: datetime) -> bool:  # noqa: ANN001
+        """The token was rotated within the reuse window by another refresh (a second tab, or a
+        concurrent request) and its family lives on: this refresh gets a fresh session of the
+        family. A family ended by signing out or a password change has no live token, so its
+        tokens never come back through here."""
+        revoked_at = await uow.refresh_tokens.revoked_at(record.id)
+        return (
+            revoked_at is not None
+            and now - revoked_at <= self._policy.refresh_reuse_window
+            and await uow.refresh_tokens.family_alive(record.family_id, now)
+        )
 
     async def log_out(self, refresh_token: str) -> None:
         now = self._clock.now()

@@ -173,6 +173,8 @@ class Container(containers.DeclarativeContainer):
     account_policy = providers.Singleton(
         AccountPolicy,
         reset_url_base=settings.provided.base_url,
+        refresh_reuse_window=providers.Callable(lambda seconds: timedelta(seconds=seconds),
+                                                settings.provided.refresh_reuse_seconds),
         signups_per_address=providers.Callable(signups_per_address_rule, settings.provided.signups_per_address_per_hour),
     )
     accounts = providers.Singleton(

@@ -57,6 +57,8 @@ class Settings:
     base_url: str = "http://127.0.0.1:8000"
     web_dist: Path = PROJECT_ROOT / "web" / "dist"
     access_token_minutes: int = 15
+    # How long a rotated refresh token still refreshes, for two tabs refreshing at once.
+    refresh_reuse_seconds: float = 10.0
     monthly_search_limit: int = 10  # until an administrator saves System Settings
     monthly_batch_row_limit: int = 10_000  # regular users' batch rows a month, likewise
     user_storage_bytes: int = 200 * 1024 * 1024  # each user's uploads and exports together
@@ -147,6 +149,7 @@ class Settings:
             base_url=get("PERILSCOPE_BASE_URL", defaults.base_url),
             web_dist=Path(get("PERILSCOPE_WEB_DIST", str(defaults.web_dist))),
             access_token_minutes=int(get("PERILSCOPE_ACCESS_TOKEN_MINUTES", "15")),
+            refresh_reuse_seconds=float(get("PERILSCOPE_REFRESH_REUSE_SECONDS", str(defaults.refresh_reuse_seconds))),
             monthly_search_limit=int(get("PERILSCOPE_MONTHLY_SEARCH_LIMIT", "10")),
             monthly_batch_row_limit=int(get("PERILSCOPE_MONTHLY_BATCH_ROW_LIMIT", str(defaults.monthly_batch_row_limit))),
             user_storage_bytes=int(get("PERILSCOPE_USER_STORAGE_BYTES", str(defaults.user_storage_bytes))),
@@ -220,6 +223,11 @@ class Settings:
             raise SettingsError("PERILSCOPE_SECRET_KEY must be at least 32 characters long.")
         if self.access_token_minutes > 50:
             raise SettingsError("Access tokens may live at most 50 minutes.")
+        if not 0 <= self.refresh_reuse_seconds <= 60:
+            raise SettingsError(
+                "PERILSCOPE_REFRESH_REUSE_SECONDS must be from 0 to 60: a rotated token that works longer is a "
+                "stolen copy's chance."
+            )
         if self.user_storage_bytes < 1024 * 1024:
             raise SettingsError("PERILSCOPE_USER_STORAGE_BYTES must be at least 1048576 (1 MB).")
         if not 1 <= self.api_batch_max_addresses <= API_BATCH_ADDRESSES_CEILING:

@@ -137,6 +137,13 @@ class InMemoryRefreshTokens:
         self._s.refresh_tokens[token_id] = replace(record, revoked_at=at)
         return True
 
+    async def revoked_at(self, token_id: str) -> datetime | None:
+        return self._s.refresh_tokens[token_id].revoked_at
+
+    async def family_alive(self, family_id: str, now: datetime) -> bool:
+        return any(r.family_id == family_id and r.revoked_at is None and r.expires_at > now
+                   for r in self._s.refresh_tokens.values())
+
     async def revoke_family(self, family_id: str, at: datetime) -> None:
         self._revoke_where(lambda r: r.family_id == family_id, at)
 

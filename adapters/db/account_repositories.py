@@ -125,6 +125,19 @@ class SqlRefreshTokenRepository:
         )
         return result.rowcount == 1
 
+    async def revoked_at(self, token_id: str) -> datetime | None:
+        # A column, not the row: the session's copy of the row may predate a concurrent rotation.
+        return await self._session.scalar(select(RefreshTokenRow.revoked_at).where(RefreshTokenRow.id == token_id))
+
+    async def family_alive(self, family_id: str, now: datetime) -> bool:
+        alive = await self._session.scalar(
+            select(RefreshTokenRow.id).where(
+                RefreshTokenRow.family_id == family_id, RefreshTokenRow.revoked_at.is_(None),
+                RefreshTokenRow.expires_at > now,
+            ).limit(1)
+        )
+        return alive is not None
+
     async def revoke_family(self, family_id: str, at: datetime) -> None:
         await self._session.execute(
             update(RefreshTokenRow)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
+from dependency_injector import providers
 from httpx import AsyncClient
 from sqlalchemy import select, update
 
 from adapters.db.account_tables import OutboxMailRow, PasswordResetRow, UserRow
 from entrypoints.container import Container
 from tests.conftest import STRONG_PASSWORD, sign_up_and_log_in
+from tests.fakes import FakeClock
 
 
 async def _reset_link_from_outbox(container: Container, email: str) -> str:
@@ -88,7 +90,9 @@ async def test_repeated_failures_are_rate_limited(client: AsyncClient) -> None:
     assert right.status_code == 429
 
 
-async def test_refresh_rotates_and_reuse_revokes_the_family(client: AsyncClient) -> None:
+async def test_refresh_rotates_and_reuse_revokes_the_family(client: AsyncClient, container: Container) -> None:
+    clock = FakeClock(datetime.now(UTC))
+    container.clock.override(providers.Object(clock))
     await sign_up_and_log_in(client, "e@example.com")
     first_cookie = client.cookies.get("ps_refresh")
     rotated = await client.post("/api/auth/refresh")
@@ -96,7 +100,8 @@ async def test_refresh_rotates_and_reuse_revokes_the_family(client: AsyncClient)
     second_cookie = client.cookies.get("ps_refresh")
     assert second_cookie and second_cookie != first_cookie
 
-    # An attacker replays the first (already rotated) token...
+    # An attacker replays the first (already rotated) token, after the window for a second tab...
+    clock.advance(container.account_policy().refresh_reuse_window + timedelta(seconds=1))
     client.cookies.set("ps_refresh", first_cookie, domain="testserver.local", path="/api/auth")
     assert (await client.post("/api/auth/refresh")).status_code == 401
     # ...and the legitimate holder's newer token dies with the family.

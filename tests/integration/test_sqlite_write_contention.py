@@ -69,7 +69,7 @@ async def _sign_up(client: httpx.AsyncClient) -> tuple[str, str]:
     return response.json()["user"]["uid"], response.cookies["ps_refresh"]
 
 
-async def test_twenty_concurrent_refreshes_of_one_token_one_wins_the_rest_are_refused(
+async def test_twenty_concurrent_refreshes_of_one_token_all_answer_within_the_reuse_window(
     app_client: httpx.AsyncClient,
 ) -> None:
     _, cookie = await _sign_up(app_client)
@@ -79,8 +79,10 @@ async def test_twenty_concurrent_refreshes_of_one_token_one_wins_the_rest_are_re
         *(app_client.post("/api/auth/refresh", headers={"Cookie": f"ps_refresh={cookie}"}) for _ in range(20))
     )
 
+    # Every writer waits its turn (no 500, no 503), and each gets a session of the family: tabs
+    # refreshing at once are not taken for a stolen copy (tests/integration/test_refresh_races.py).
     statuses = sorted(response.status_code for response in responses)
-    assert statuses == [200] + [401] * 19, [r.text for r in responses if r.status_code not in (200, 401)]
+    assert statuses == [200] * 20, [r.text for r in responses if r.status_code != 200]
 
 
 async def test_overlapping_forgot_password_requests_all_answer_and_all_mails_are_kept(

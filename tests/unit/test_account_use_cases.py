@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from adapters.identity.pending_state import SignedPendingSignIn
-from application.accounts import INVALID_CREDENTIALS, RESET_LINK_INVALID
+from application.accounts import INVALID_CREDENTIALS, RESET_LINK_INVALID, AccountPolicy, hash_token
 from application.errors import Conflict, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
 from application.external_sign_in import REQUEST_EXPIRED, ExternalSignIn, ExternalSignInFailed
 from application.ports.external_sign_in import ExternalIdentity, PendingSignIn, ProviderInfo
@@ -17,6 +17,7 @@ from tests.fakes import AccountsWorld, in_memory_accounts
 
 PASSWORD = "Str0ng!pass"
 NEW_PASSWORD = "N3w!Orchid-lamp"
+REUSE_WINDOW = AccountPolicy().refresh_reuse_window
 
 
 @pytest.fixture
@@ -138,11 +139,49 @@ async def test_refresh_rotates_and_reuse_revokes_only_that_family(world: Account
     rotated = await world.service.refresh(first.refresh_token)
     assert rotated.refresh_token != first.refresh_token and rotated.persistent
 
+    world.clock.advance(REUSE_WINDOW + timedelta(seconds=1))
     with pytest.raises(NotAuthenticated):
         await world.service.refresh(first.refresh_token)  # stolen copy comes back
     with pytest.raises(NotAuthenticated):
         await world.service.refresh(rotated.refresh_token)  # the whole family died with it
     assert (await world.service.refresh(other_device.refresh_token)).user.email == "ann@example.com"
+
+
+async def test_a_second_refresh_within_the_reuse_window_gets_a_session_of_the_same_family(world: AccountsWorld) -> None:
+    """Two tabs refresh with the same cookie: the second is not taken for a stolen copy."""
+    await world.service.sign_up("ann@example.com", PASSWORD)
+    first = await world.service.log_in("ann@example.com", PASSWORD, remember_me=True, client="c")
+    tab_a = await world.service.refresh(first.refresh_token)
+    world.clock.advance(REUSE_WINDOW)
+    tab_b = await world.service.refresh(first.refresh_token)
+    assert tab_b.refresh_token != tab_a.refresh_token and tab_b.persistent
+    assert len({_family_of(world, s.refresh_token) for s in (first, tab_a, tab_b)}) == 1
+    for tab in (tab_a, tab_b):  # both tabs stay signed in
+        assert (await world.service.refresh(tab.refresh_token)).user.email == "ann@example.com"
+
+
+async def test_a_replay_after_the_reuse_window_ends_the_family(world: AccountsWorld) -> None:
+    await world.service.sign_up("ann@example.com", PASSWORD)
+    first = await world.service.log_in("ann@example.com", PASSWORD, remember_me=True, client="c")
+    rotated = await world.service.refresh(first.refresh_token)
+    world.clock.advance(REUSE_WINDOW + timedelta(seconds=1))
+    with pytest.raises(NotAuthenticated):
+        await world.service.refresh(first.refresh_token)
+    with pytest.raises(NotAuthenticated):
+        await world.service.refresh(rotated.refresh_token)
+
+
+async def test_a_signed_out_token_does_not_come_back_within_the_reuse_window(world: AccountsWorld) -> None:
+    await world.service.sign_up("ann@example.com", PASSWORD)
+    session = await world.service.log_in("ann@example.com", PASSWORD, remember_me=True, client="c")
+    rotated = await world.service.refresh(session.refresh_token)
+    await world.service.log_out(rotated.refresh_token)
+    with pytest.raises(NotAuthenticated):  # rotated a moment ago, but its family has ended
+        await world.service.refresh(session.refresh_token)
+
+
+def _family_of(world: AccountsWorld, refresh_token: str) -> str:
+    return next(r.family_id for r in world.store.refresh_tokens.values() if r.token_hash == hash_token(refresh_token))
 
 
 async def test_session_without_remember_me_ends_after_twelve_hours(world: AccountsWorld) -> None:
