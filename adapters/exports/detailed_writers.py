@@ -22,7 +22,7 @@ from application.ports.files import whole_lines
 from domain.detailed_export import ANSWER_COLUMNS, detail_columns, flat_values, user_column_names
 
 FORMATS = {
-    "csv": ("text/csv; charset=utf-8", "csv"),
+    "csv": ("text/csv", "csv"),  # UTF-8: the HTTP layer adds the charset, as it does to any text/ type
     "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"),
     "jsonl": ("application/x-ndjson", "jsonl"),
 }

@@ -43,6 +43,10 @@ WHY: dict[int, str] = {
     503: "A data provider or the database did not answer; trying again later may work.",
 }
 
+# A CSV answer's media type, for the response and its documentation alike. Without a charset:
+# Litestar adds "; charset=utf-8" to every text/ type, so naming it here would send it twice.
+CSV_MEDIA_TYPE = "text/csv"
+
 # Groups of statuses that come with a kind of route; a route adds its own (404, 409, 429) to them.
 SIGNED_IN = (401,)
 ADMIN = (401, 403)

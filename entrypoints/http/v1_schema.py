@@ -280,6 +280,12 @@ class BatchAddress(msgspec.Struct):
     zip: Annotated[str, msgspec.Meta(max_length=20, description="5-digit ZIP code")]
 
 
+# Litestar converts request bodies with msgspec's lax rules (strict=False, which query strings
+# need), and those take 0, 1, "true" or "0" for a bool. A Literal is matched exactly, lax or not:
+# a field of this type takes JSON true and false only, anything else is a 400.
+StrictBool = Literal[True, False]
+
+
 class BatchRequest(msgspec.Struct):
     addresses: Annotated[
         list[BatchAddress],
@@ -290,7 +296,7 @@ class BatchRequest(msgspec.Struct):
         ),
     ]
     include_details: Annotated[
-        bool,
+        StrictBool,
         msgspec.Meta(description="Accepted and ignored, so clients of the original API keep working: true, false "
                      "or left out give the same export, which always has the full detail (scores, ratings, "
                      "location, provenance). Not true or false: 400."),

@@ -192,7 +192,7 @@ async def logout(request: Request, accounts: Accounts) -> Response:
     tags=["auth"],
     status_code=200,
     summary="Send a reset link; answers alike for unknown emails",
-    responses=error_responses(JSON_BODY),
+    responses=error_responses(JSON_BODY, 429),  # 429: too many requests from one address
 )
 async def forgot_password(
     request: Request, data: JSONBody[ForgotPasswordBody], accounts: Accounts, mailer: AppMailer

@@ -18,7 +18,7 @@ from domain.lookup_result import LookupResult
 from entrypoints.http.presenters import batch_row_body
 from entrypoints.http.dependencies import Batch, Claims, requires_sign_in
 from entrypoints.http.control_characters import MULTILINE_FIELDS
-from entrypoints.http.openapi import JSON_BODY, signed_in
+from entrypoints.http.openapi import CSV_MEDIA_TYPE, JSON_BODY, signed_in
 from entrypoints.http.streamed_form import UploadOperation, streamed_file
 
 
@@ -139,18 +139,24 @@ async def list_exported_files(batch: Batch, claims: Claims) -> dict[str, Any]:
     return {"status": "success", "files": [export_json(e) for e in exports]}
 
 
-@get("/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text", **signed_in(400, 404))
+@get(
+    "/api/view-export/{filename:str}", tags=["batch"], summary="An export's CSV text", media_type=CSV_MEDIA_TYPE,
+    **signed_in(400, 404),
+)
 async def view_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> Stream:
     export, pieces = await batch.export_csv(claims, filename)
-    return Stream(pieces, media_type="text/csv; charset=utf-8", headers=export_headers(export))
+    return Stream(pieces, media_type=CSV_MEDIA_TYPE, headers=export_headers(export))
 
 
-@get("/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment", **signed_in(400, 404))
+@get(
+    "/api/download/{filename:str}", tags=["batch"], summary="An export as a CSV attachment", media_type=CSV_MEDIA_TYPE,
+    **signed_in(400, 404),
+)
 async def download_export(batch: Batch, claims: Claims, filename: FromPath[str]) -> Stream:
     export, pieces = await batch.export_csv(claims, filename)
     return Stream(
         pieces,
-        media_type="text/csv; charset=utf-8",
+        media_type=CSV_MEDIA_TYPE,
         headers={"Content-Disposition": f'attachment; filename="{export.name}"', **export_headers(export)},
     )
 

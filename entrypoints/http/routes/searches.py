@@ -11,7 +11,7 @@ from litestar.params import FromPath, QueryParameter
 
 from application.ports.lookup import StoredSearch
 from entrypoints.http.dependencies import Claims, Lookup
-from entrypoints.http.openapi import signed_in
+from entrypoints.http.openapi import CSV_MEDIA_TYPE, signed_in
 from domain.export import export_rows, to_csv
 from entrypoints.http.presenters import OccupantBody, SearchResultBody, result_body
 
@@ -93,6 +93,7 @@ async def search_result(lookup: Lookup, claims: Claims, search_id: FromPath[str]
     "/api/search-results/{search_id:str}/export",
     tags=["search"],
     summary="One stored search as CSV",
+    media_type=CSV_MEDIA_TYPE,
     **signed_in(400, 404),
 )
 async def export_search_result(lookup: Lookup, claims: Claims, search_id: FromPath[str]) -> Response[str]:
@@ -100,7 +101,7 @@ async def export_search_result(lookup: Lookup, claims: Claims, search_id: FromPa
     body = to_csv(export_rows([search.result] if search.result is not None else []))
     filename = f"perilscope-search-{search.id[:8]}.csv"
     return Response(
-        body, media_type="text/csv; charset=utf-8", headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+        body, media_type=CSV_MEDIA_TYPE, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
     )
 
 
