@@ -3,7 +3,8 @@
 
 A batch runs on the web upload's job machinery (BatchService.start_submitted) and its export lands
 in the user's export history. Each address is one request of the daily plan: all of them are
-charged in one atomic step before the job is stored, or none (429).
+charged in one atomic step before the job is stored, or none (429). Each is also one row of the
+user's monthly batch row allowance, the same one uploads spend (BatchService.start_submitted).
 
 Export ids: a batch's `export_id` is its job id and names the detailed export as CSV; `<job id>.xlsx`,
 `<job id>.jsonl` (and `<job id>.csv`) name the same export in another format, as POST /export/create

@@ -225,8 +225,19 @@ class BatchService:
     ) -> BatchJob:
         """A job for addresses a program sent (the public API), on the same machinery as an
         upload: stored as an upload (the storage limit applies) and run by `run`, its export kept
-        in the user's history. The caller charges it (the public API's daily plan), not the web's
-        monthly search quota or batch row allowance."""
+        in the user's history. Its rows come out of the user's one monthly batch row allowance, as
+        an upload's do (given back if it cannot be stored or queued); the caller charges the
+        public API's daily plan on top, not the web's monthly search quota."""
+        rows = await self._allowance.reserve_rows(AccessClaims(user_id), len(addresses), what="batch")
+        try:
+            return await self._store_submitted(user_id, addresses, callback_url)
+        except BaseException:
+            await self._allowance.release(rows)
+            raise
+
+    async def _store_submitted(
+        self, user_id: str, addresses: list[SubmittedAddress], callback_url: str | None
+    ) -> BatchJob:
         now = self._clock.now()
         upload_id = str(uuid.uuid4())
         key = upload_key(user_id, upload_id)

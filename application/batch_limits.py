@@ -40,10 +40,12 @@ class BatchUsage:
     storage_bytes_limit: int
 
 
-def rows_exceeded_message(rows: int, remaining: int, limit: int) -> str:
+def rows_exceeded_message(rows: int, remaining: int, limit: int, what: str = "file") -> str:
+    """`what` names the door the rows came in by: an uploaded file, or a batch sent to the public API."""
+    smaller = "Upload a smaller file" if what == "file" else f"Send a smaller {what}"
     return (
-        f"Monthly batch row allowance reached: this file has {rows:,} rows and {remaining:,} of your "
-        f"{limit:,} batch rows remain this month. Upload a smaller file, or contact an administrator "
+        f"Monthly batch row allowance reached: this {what} has {rows:,} rows and {remaining:,} of your "
+        f"{limit:,} batch rows remain this month. {smaller}, or contact an administrator "
         "to raise your allowance."
     )
 
@@ -78,14 +80,16 @@ class BatchAllowance:
             return None
         return (await self._settings.current()).monthly_batch_row_limit
 
-    async def reserve_rows(self, caller: AccessClaims, rows: int) -> RowReservation:
+    async def reserve_rows(self, caller: AccessClaims, rows: int, what: str = "file") -> RowReservation:
+        """Charge `rows` to the caller's month, atomically, whichever door they come in by (an
+        upload's job, a public API batch): one allowance per user."""
         month = month_key(self._clock.now())
         limit = await self._row_limit(caller)
         # A file larger than the whole allowance never fits, so it never touches the ledger.
         if (limit is not None and rows > limit) or not await self._ledger.reserve(caller.user_id, month, rows, limit):
             used = await self._ledger.used(caller.user_id, month)
             raise QuotaExceeded(
-                rows_exceeded_message(rows, max(0, (limit or 0) - used), limit or 0),
+                rows_exceeded_message(rows, max(0, (limit or 0) - used), limit or 0, what),
                 code="batch_rows_exceeded", details={"limit": limit, "remaining": max(0, (limit or 0) - used)},
             )
         return RowReservation(caller.user_id, month, rows)

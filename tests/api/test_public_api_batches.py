@@ -195,6 +195,27 @@ async def test_a_read_only_key_may_not_batch_and_a_batch_past_the_days_remaining
     assert len(queue.held) == 2
 
 
+async def test_a_batchs_rows_count_in_the_monthly_allowance_the_dashboard_shows(
+    client: AsyncClient, container: Container, queue: HeldQueue
+) -> None:
+    from tests.api.test_batch_bounds import _allow_rows, _start
+
+    await _allow_rows(client, container, 5)
+    ann, key = await api_user(client, "ann@example.com")
+    accepted = await submit(client, key, [SEATTLE, MIAMI, NOWHERE])
+    assert accepted.status_code == 202
+    stats = (await client.get("/api/auth/get-search-stats", headers=ann["headers"])).json()["stats"]
+    assert (stats["batch_rows_used"], stats["batch_rows_remaining"]) == (3, 2)
+
+    refused = await submit(client, key, [SEATTLE, MIAMI, NOWHERE])
+    assert refused.status_code == 429 and refused.json()["code"] == "batch_rows_exceeded"
+    assert "this batch has 3 rows and 2 of your 5 batch rows remain this month" in refused.json()["error"]
+    status = await client.get(accepted.json()["status_url"], headers=key)
+    assert status.headers["X-RateLimit-Remaining"] == "97"  # the refused batch's requests were given back
+    assert (await _start(client, ann["headers"])).status_code == 429  # the web upload shares the allowance
+    assert len(queue.held) == 1
+
+
 async def test_batch_sizes_are_bounded(client: AsyncClient, container: Container, queue: HeldQueue) -> None:
     admin = await sign_up_admin(client, container, "root@example.com")
     ann, key = await api_user(client, "ann@example.com")

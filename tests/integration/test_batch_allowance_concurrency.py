@@ -13,6 +13,10 @@ from adapters.db.batch_tables import BatchJobRow, BatchRowUsageRow
 from adapters.security.passwords import Argon2PasswordHasher
 from application.errors import QuotaExceeded
 from application.ports.accounts import AccessClaims
+from application.ports.batch import BatchJob
+from application.ports.public_api import ApiCaller
+from domain.api_access import ApiScope
+from domain.batch_input import SubmittedAddress
 from domain.system_settings import SystemSettings
 from entrypoints.container import build_container
 from tests.api.test_batch import CSV, _Forget
@@ -46,6 +50,43 @@ async def test_concurrent_starts_never_exceed_the_row_allowance(migrated_databas
             searches = await connection.scalar(select(MonthlyUsageRow.used).where(MonthlyUsageRow.user_id == user.id))
             jobs = (await connection.scalars(select(BatchJobRow.id).where(BatchJobRow.user_id == user.id))).all()
         assert (rows_used, searches, len(jobs)) == (9, 3, 3)  # refused starts were given back their search
+    finally:
+        async with engine.begin() as connection:
+            await connection.execute(delete(UserRow).where(UserRow.id == user.id))
+        container.search_store().close()
+        await engine.dispose()
+
+
+async def test_concurrent_api_batches_and_uploads_share_one_row_allowance(migrated_database_url: str) -> None:
+    """Public API batches and web uploads race for one user's rows: never more than the allowance
+    is taken, whichever door, and a refused API batch gives its plan requests back."""
+    container = build_container(settings_for_tests(migrated_database_url))
+    container.system_settings.override(providers.Object(InMemorySystemSettings(SystemSettings(monthly_batch_row_limit=ROW_LIMIT))))
+    container.job_queue.override(providers.Object(_Forget()))
+    container.password_hasher.override(Argon2PasswordHasher(time_cost=1, memory_cost_kib=1024))
+    engine = container.engine()
+    user = await container.accounts().create_user(f"{uuid.uuid4().hex}@example.com", STRONG_PASSWORD)
+    caller, api_caller = AccessClaims(user_id=user.id), ApiCaller(user.id, "key-1", frozenset({ApiScope.BATCH}))
+    addresses = [SubmittedAddress("701 5th Ave", "Seattle", "WA", "98104")] * 3  # as many rows as CSV
+    try:
+        service = container.batch()
+        uploads = [await service.upload(caller, "portfolio.csv", CSV.encode()) for _ in range(STARTS // 2)]
+
+        outcomes = await asyncio.gather(
+            *(service.start(caller, u.id) for u in uploads),
+            *(container.api_batches().submit(api_caller, addresses) for _ in range(STARTS // 2)),
+            return_exceptions=True,
+        )
+
+        started = [o for o in outcomes if not isinstance(o, BaseException)]
+        refused = [o for o in outcomes if isinstance(o, QuotaExceeded)]
+        assert (len(started), len(refused)) == (3, STARTS - 3), outcomes
+        async with engine.connect() as connection:
+            rows_used = await connection.scalar(select(BatchRowUsageRow.rows_used).where(BatchRowUsageRow.user_id == user.id))
+            jobs = (await connection.scalars(select(BatchJobRow.id).where(BatchJobRow.user_id == user.id))).all()
+        api_started = sum(1 for o in started if not isinstance(o, BatchJob))
+        plan_used = await container.api_plans().standing(user.id)
+        assert (rows_used, len(jobs), plan_used.used) == (9, 3, 3 * api_started)
     finally:
         async with engine.begin() as connection:
             await connection.execute(delete(UserRow).where(UserRow.id == user.id))

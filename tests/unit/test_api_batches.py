@@ -14,11 +14,13 @@ from adapters.security.secret_box import AesGcmSecretBox
 
 from application.api_batches import ApiBatches, ExportId
 from application.api_plans import ApiPlans
-from application.errors import Conflict, Forbidden, InvalidInput, NotFound, StorageFull, TooLarge, TooManyRequests
+from application.errors import Conflict, Forbidden, InvalidInput, NotFound, QuotaExceeded, StorageFull, TooLarge, TooManyRequests
+from application.ports.accounts import AccessClaims
 from application.idempotency import Idempotency, request_fingerprint
 from application.ports.batch import BatchJob
 from application.ports.idempotency import StoredReply
 from application.ports.public_api import ApiCaller
+from domain.accounts import Role
 from domain.api_access import ApiScope, Plan, UserPlan
 from domain.batch_input import INDEX_COLUMN, SubmittedAddress
 from tests.conftest import TEST_SECRET
@@ -30,6 +32,7 @@ ANN = ApiCaller("ann", "key-1", frozenset({ApiScope.READ, ApiScope.BATCH}))
 BOB = ApiCaller("bob", "key-2", frozenset({ApiScope.READ, ApiScope.BATCH}))
 CORDOVA = SubmittedAddress("4800 Cordova St", "Anchorage", "AK", "99503")
 MAIN = SubmittedAddress("100 Main St", "Anchorage", "AK", "99501")
+UPLOAD_OF_THREE = "Street Address,City,State,Zip\n" + "100 Main St,Anchorage,AK,99501\n" * 3
 
 
 class RecordingListener:
@@ -70,9 +73,10 @@ class World:
             await self.batch.run(job_id)  # the job's task and its chunk tasks
 
 
-def world_with(max_addresses: int = 100, storage_bytes: int = 1024 * 1024, listener: RecordingListener | None = None) -> World:
+def world_with(max_addresses: int = 100, storage_bytes: int = 1024 * 1024, listener: RecordingListener | None = None,
+               monthly_batch_row_limit: int = 100) -> World:
     listener = listener or RecordingListener()
-    batch = in_memory_batch(storage_bytes=storage_bytes, ended=listener)
+    batch = in_memory_batch(storage_bytes=storage_bytes, ended=listener, monthly_batch_row_limit=monthly_batch_row_limit)
     usage, plans = InMemoryDailyUsage(), InMemoryPlans()
     api_plans = ApiPlans(plans, usage, DictRoles(batch.lookup.users), batch.lookup.clock)
     batches = ApiBatches(batch.service, api_plans, AcceptingCheck(), batch.lookup.clock, max_addresses)
@@ -135,6 +139,27 @@ async def test_a_batch_that_cannot_be_stored_gives_its_requests_back() -> None:
     with pytest.raises(StorageFull):
         await world.batches.submit(ANN, [CORDOVA, MAIN])
     assert await world.used() == 0 and world.batch.store.jobs == {}
+    assert (await world.batch.service.usage(AccessClaims("ann"))).batch_rows_used == 0  # its rows given back too
+
+
+async def test_a_batchs_addresses_are_rows_of_the_one_monthly_allowance_uploads_spend() -> None:
+    world = world_with(monthly_batch_row_limit=5)
+    world.batch.lookup.users["ann"] = Role.USER
+    await world.batches.submit(ANN, [CORDOVA, MAIN, CORDOVA])
+    usage = await world.batch.service.usage(AccessClaims("ann"))
+    assert (usage.batch_rows_used, usage.batch_rows_remaining) == (3, 2)
+
+    with pytest.raises(QuotaExceeded) as refused:
+        await world.batches.submit(ANN, [CORDOVA, MAIN, CORDOVA])
+    assert refused.value.code == "batch_rows_exceeded"
+    assert "this batch has 3 rows and 2 of your 5 batch rows remain this month" in refused.value.message
+    assert await world.used() == 3 and len(world.batch.store.jobs) == 1  # the plan's requests given back
+
+    upload = await world.batch.service.upload(AccessClaims("ann"), "p.csv", UPLOAD_OF_THREE.encode())
+    with pytest.raises(QuotaExceeded):  # whichever door: the web's upload is refused too
+        await world.batch.service.start(AccessClaims("ann"), upload.id)
+    await world.batches.submit(ANN, [CORDOVA, MAIN])  # exactly what remains
+    assert (await world.batch.service.usage(AccessClaims("ann"))).batch_rows_remaining == 0
 
 
 async def test_the_listener_hears_once_when_a_batch_with_a_callback_url_ends() -> None:
