@@ -41,7 +41,8 @@ async def idempotent(
     answer_type: type[T],
     work: Callable[[], Awaitable[Response[T]]],
 ) -> Response[T]:
-    """The work's answer; with a key, the first answer given for it (and the work not run again)."""
+    """The work's answer; with a key, the first answer given for it (and the work not run again).
+    A replay skips the work and its checks: the caller's right to the work is checked before this."""
     if key is None:
         return await work()
     fingerprint = request_fingerprint(request.method, request.url.path, await request.body())

@@ -12,6 +12,9 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, PathParameter
 from litestar.response import Stream
 
+from application.api_keys import require_scope
+from application.ports.public_api import ApiCaller
+from domain.api_access import ApiScope
 from domain.batch_input import SubmittedAddress
 from entrypoints.http.dependencies import ApiBatchesService, ApiClient, IdempotencyService
 from entrypoints.http.idempotency import IdempotencyKey, idempotent
@@ -41,6 +44,12 @@ EXPORT_ID = Annotated[
         examples=[Example(value=JOB_EXAMPLE_ID)],
     ),
 ]
+
+
+def may_batch(caller: ApiCaller) -> None:
+    """The `batch` scope, checked before `idempotent` may replay a stored answer: an Idempotency-Key
+    is the user's, so a retry can come from another of their keys, or a token, that lacks the scope."""
+    require_scope(caller, ApiScope.BATCH)
 
 
 def _documented(success: int, answer: type, example: dict[str, Any], *errors: int | tuple[int, ...]) -> dict[str, Any]:
@@ -90,6 +99,7 @@ async def submit_batch(
         )
         return Response(body, status_code=202, headers={"Location": status_url, **rate_limit_headers(submitted.standing)})
 
+    may_batch(api_caller)
     return await idempotent(idempotency, request, api_caller.user_id, idempotency_key, BatchAccepted, accept)
 
 
@@ -128,6 +138,7 @@ async def create_export(
         state = await api_batches.create_export(api_caller, data.export_id, data.job_id, data.format)
         return Response(export_status(state), status_code=200, headers=rate_limit_headers(state.standing))
 
+    may_batch(api_caller)
     return await idempotent(idempotency, request, api_caller.user_id, idempotency_key, ExportStatus, create)
 
 
