@@ -1,6 +1,6 @@
 import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { Link, MemoryRouter, Outlet, Route, Routes, useNavigate } from 'react-router-dom';
+import { BrowserRouter, Link, MemoryRouter, Outlet, Route, Routes, useNavigate } from 'react-router-dom';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { useScrollRestoration } from './useScrollRestoration';
 
@@ -75,5 +75,39 @@ describe('scroll restoration', () => {
     await user.click(screen.getByRole('button', { name: 'Tidy the query' }));
     expect(scrollTo).not.toHaveBeenCalled();
     expect(scrollY).toBe(300);
+  });
+
+  it("Back straight after a scroll, before the scroll's event, keeps the position of the page left", async () => {
+    // The browser's own history, and the scroll event of the last scroll not yet come: the position
+    // is taken at popstate. (jsdom does not render a popstate's update at once as Chromium's React
+    // does, so the order of the listeners is proven by web/e2e/layout.test.mjs, under load.)
+    const user = userEvent.setup();
+    window.history.replaceState(null, '', '/a');
+    render(
+      <BrowserRouter>
+        <Routes>
+          <Route element={<Shell />}>
+            <Route path="a" element={<h1>Page A</h1>} />
+            <Route path="b" element={<h1>Page B</h1>} />
+          </Route>
+        </Routes>
+      </BrowserRouter>,
+    );
+    act(() => scrollWindowTo(640));
+    await user.click(screen.getByRole('link', { name: 'Open B' }));
+    expect(await screen.findByRole('heading', { name: 'Page B' })).toBeInTheDocument();
+    scrollY = 90; // scrolled, its event a frame away
+
+    const popped = new Promise((resolve) => window.addEventListener('popstate', resolve, { once: true }));
+    act(() => window.history.back());
+    await act(() => popped);
+    expect(await screen.findByRole('heading', { name: 'Page A' })).toBeInTheDocument();
+    expect(scrollTo).toHaveBeenLastCalledWith(0, 640);
+
+    const forward = new Promise((resolve) => window.addEventListener('popstate', resolve, { once: true }));
+    act(() => window.history.forward());
+    await act(() => forward);
+    expect(await screen.findByRole('heading', { name: 'Page B' })).toBeInTheDocument();
+    expect(scrollTo).toHaveBeenLastCalledWith(0, 90);
   });
 });

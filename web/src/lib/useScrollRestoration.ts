@@ -56,14 +56,19 @@ export function useScrollRestoration(): void {
     };
     // A scroll event arrives a frame late: a click or Back straight after scrolling would find
     // the page already switched. Both take the position first, while the page is still the old one.
+    // Back's listener must run before the router's: React renders a popstate's update at once (in
+    // the microtask after the router's listener), so a listener after it finds the next entry on
+    // screen and the position left unrecorded (Forward then returned to the top). The router's
+    // listener is added first (its layout effect runs before this effect); a capturing listener on
+    // the window runs before the window's other listeners whatever the order they were added in.
     window.addEventListener('scroll', remember, { passive: true });
     document.addEventListener('click', remember, { capture: true });
-    window.addEventListener('popstate', remember);
+    window.addEventListener('popstate', remember, { capture: true });
     window.addEventListener('pagehide', persist);
     return () => {
       window.removeEventListener('scroll', remember);
       document.removeEventListener('click', remember, { capture: true });
-      window.removeEventListener('popstate', remember);
+      window.removeEventListener('popstate', remember, { capture: true });
       window.removeEventListener('pagehide', persist);
     };
   }, []);
