@@ -338,3 +338,33 @@ describe('the export in each format', () => {
     expect(asked).toEqual(['xlsx']);
   });
 });
+
+describe("the viewer of an export read in the browser says how many rows it left out", () => {
+  // SPEC §3: rows before the first address belong to no group, so the viewer leaves them out and says how many.
+  const withOrphans = (orphans: number) => Papa.unparse({
+    fields: COLUMNS,
+    data: [
+      ...Array.from({ length: orphans }, (_, i) => ['', `Occupant ${i + 1}`, '701 5th Ave', 'bank', 47.6, -122.33, 'OPERATIONAL', 0, '', '522110']),
+      ['1 Market St, San Francisco, CA 94105', 'NA', 'NA', 'NA', 0, 0, 'NA', 98.1, 'Earthquake: 99.9', 'N/A'],
+      ['', 'Ferry Cafe', '1 Market St', 'cafe', 37.79, -122.39, 'OPERATIONAL', 0, '', '722515'],
+    ],
+  }, { newline: '\r\n' });
+  const open = (csv: string) => {
+    server.use(http.get('/api/view-export/:name', () => new HttpResponse(csv, { headers: { 'Content-Type': 'text/csv; charset=utf-8' } })));
+    renderApp({ route: `/batch-export-detail/${encodeURIComponent(FILE)}`, preloadedState: signedInState(ANN) });
+  };
+
+  it('two rows before the first address: the banner counts two', async () => {
+    open(withOrphans(2));
+    expect(await screen.findByText(/^Displaying 1 address group\(s\) from /)).toBeInTheDocument();
+    expect(screen.getByText('2 row(s) before the first address were left out.')).toBeInTheDocument();
+    // The occupant after the address is in its group, not counted as left out.
+    expect(screen.queryByText(/3 row\(s\) before/)).not.toBeInTheDocument();
+  });
+
+  it('none left out: no banner', async () => {
+    open(withOrphans(0));
+    expect(await screen.findByText(/^Displaying 1 address group\(s\) from /)).toBeInTheDocument();
+    expect(screen.queryByText(/before the first address were left out/)).not.toBeInTheDocument();
+  });
+});
