@@ -108,10 +108,10 @@ class Webhooks:
             for address in addresses:
                 reason = refused_address_reason(address)
                 if reason is not None and address.lower() not in self._policy.allowed_hosts:
-                    raise _refused(
-                        f"The callback URL's host {target.host} resolves to {address}, which PerilScope does not call "
-                        f"({reason}). {ALLOW_HINT}"
-                    )
+                    # What the host resolves to stays in the operator's log: told to the caller, it
+                    # would map the internal network's names one refusal at a time.
+                    log.info("callback host refused", extra={"host": target.host, "reason": reason})
+                    raise _refused(f"The callback URL's host {target.host} is not allowed. {ALLOW_HINT}")
         return target.url, addresses[0]
 
     # --- BatchEndedListener -----------------------------------------------------------

@@ -24,6 +24,12 @@ DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 # is a wrong file or an unclosed quote, and waiting for its end would hold the file in memory.
 MAX_ROW_CHARS = 1024 * 1024
 MB = 1024 * 1024
+# C0 control characters but tab and the line breaks: refused in an upload as the edge refuses them
+# in any other text (entrypoints/http/control_characters.py). Kept, an ESC or a BEL would reach every
+# export, and a terminal or a spreadsheet that shows it. Found in the bytes (UTF-8 and Latin-1 write
+# them as themselves): translating bytes is many times faster than a search of the decoded text.
+_CONTROL_BYTES = bytes(code for code in range(0x20) if code not in b"\t\n\r")
+_CONTROLS_AS_NUL = bytes.maketrans(_CONTROL_BYTES, bytes(len(_CONTROL_BYTES)))
 
 
 class UploadError(ValueError):
@@ -91,7 +97,8 @@ class TextDecoder:
     is not UTF-8, then Latin-1 from that byte on (common from spreadsheets). A file wholly in one
     of them reads as before, when it was decoded whole; a file that is UTF-8 first and Latin-1 after
     keeps both parts' characters (a whole-file decode read it all as Latin-1). Binary is refused:
-    no text CSV has a NUL, and one would be copied into the export and refused by PostgreSQL."""
+    no text CSV has a NUL, and one would be copied into the export and refused by PostgreSQL; so
+    is any other control character but tab and the line breaks."""
 
     def __init__(self, max_bytes: int | None = None) -> None:
         self._max_bytes = max_bytes
@@ -99,13 +106,15 @@ class TextDecoder:
         self._undecoded = b""  # the start of a UTF-8 character cut by the piece's end
         self._latin1 = False
         self._at_start = True
-        self._lines = 0  # line breaks decoded so far, for the NUL's line number
+        self._lines = 0  # line breaks decoded so far, for a control character's line number
 
     def decode(self, data: bytes, final: bool = False) -> str:
         self.bytes_read += len(data)
         if self._max_bytes is not None and self.bytes_read > self._max_bytes:
             raise file_too_large(self._max_bytes)
         data = self._undecoded + data if self._undecoded else bytes(data)
+        # The undecoded rest of the last piece is part of a UTF-8 character: no line break, no control.
+        _refuse_control_characters(data, self._lines)
         if self._latin1:
             text, self._undecoded = data.decode("latin-1"), b""
         else:
@@ -118,15 +127,27 @@ class TextDecoder:
         if self._at_start and text:
             self._at_start = False
             text = text.removeprefix("\ufeff")
-        nul = text.find("\x00")
-        if nul != -1:
-            line = self._lines + text.count("\n", 0, nul) + 1
-            raise UploadError(
-                f"This file is not a text CSV: line {line:,} contains binary data (a NUL byte). "
-                "Export it as CSV (UTF-8) and try again."
-            )
         self._lines += text.count("\n")
         return text
+
+
+def _refuse_control_characters(data: bytes, lines_before: int) -> None:
+    """An UploadError naming the line of the first control character in `data`, if any; a NUL
+    anywhere says the file is binary (a spreadsheet or an archive renamed .csv)."""
+    found = data.translate(_CONTROLS_AS_NUL).find(0)
+    if found == -1:
+        return
+    nul = data.find(0)
+    at = nul if nul != -1 else found
+    line = lines_before + data.count(b"\n", 0, at) + 1
+    if nul != -1:
+        raise UploadError(
+            f"This file is not a text CSV: line {line:,} contains binary data (a NUL byte). "
+            "Export it as CSV (UTF-8) and try again."
+        )
+    raise UploadError(
+        f"Line {line:,} contains a control character (U+{data[at]:04X}). Remove it and try again."
+    )
 
 
 class BatchCsvReader:

@@ -102,3 +102,27 @@ async def test_a_line_break_in_the_contact_subject_never_reaches_smtp(
         assert sent.status_code == 200 and len(inbox.envelopes) == len(container.settings().contact_recipients)
     finally:
         container.mailer.reset_override()
+
+
+@pytest.mark.parametrize("control", ["\x1b", "\x07"], ids=["ESC", "BEL"])
+async def test_an_esc_or_bel_in_an_uploaded_cell_is_a_400_naming_its_line(client: AsyncClient, control: str) -> None:
+    headers = (await sign_up_and_log_in(client, f"upload-control-{ord(control)}@example.com"))["headers"]
+    content = ("Street Address,City,State,Zip,Note\n701 5th Ave,Seattle,WA,98104,ok\n"
+               f"1 Main St,Miami,FL,33130,{control}[2J{control}\n")
+    response = await client.post("/api/upload-csv", files={"file": ("a.csv", content.encode(), "text/csv")}, headers=headers)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"] == f"Line 3 contains a control character (U+{ord(control):04X}). Remove it and try again."
+    assert response.json()["code"] == "invalid_upload"
+
+
+async def test_a_refused_callback_host_is_not_told_what_it_resolves_to(client: AsyncClient) -> None:
+    from tests.api.test_public_api import create_key
+
+    user = await sign_up_and_log_in(client, "callback-host@example.com")
+    key = {"X-API-Key": (await create_key(client, user, ["read", "batch"]))["key"]}
+    address = {"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104"}
+    refused = await client.post("/api/v1/search/batch", json={"addresses": [address], "callback_url": "http://localhost/hook"},
+                                headers=key)
+    assert refused.status_code == 400 and refused.json()["code"] == "callback_url_refused", refused.text
+    assert "host localhost is not allowed" in refused.json()["error"]
+    assert "127.0.0.1" not in refused.json()["error"] and "::1" not in refused.json()["error"]

@@ -53,6 +53,23 @@ def test_a_nul_anywhere_in_the_file_is_refused_with_its_line() -> None:
     assert not raised.value.too_large
 
 
+@pytest.mark.parametrize("control", ["\x1b", "\x07", "\x01", "\x08", "\x0b", "\x0c", "\x1f"])
+def test_a_control_character_in_a_cell_is_refused_with_its_line(control: str) -> None:
+    # ESC and BEL too: a cell is copied into every export, and on to whatever shows it.
+    content = (HEADER.replace("Country", "Country,Note") + "701 5th Ave,Seattle,WA,98104,US,ok\n"
+               + f"1 Main St,Miami,FL,33130,US,a{control}[31m\n").encode()
+    with pytest.raises(UploadError) as raised:
+        read_batch_csv("a.csv", content)
+    assert raised.value.message == (
+        f"Line 3 contains a control character (U+{ord(control):04X}). Remove it and try again."
+    )
+
+
+def test_tabs_and_line_breaks_in_a_quoted_cell_are_kept() -> None:
+    content = (HEADER.replace("Country", "Country,Note") + '701 5th Ave,Seattle,WA,98104,US,"a\tb\r\nc"\n').encode()
+    assert read_batch_csv("a.csv", content)[0].extra == (("Note", "a\tb\r\nc"),)
+
+
 def test_sizes_are_flagged_for_a_413_with_the_cap() -> None:
     with pytest.raises(UploadError) as raised:
         read_batch_csv("a.csv", b"x" * 1001, UploadCaps(max_bytes=1000))
