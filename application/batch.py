@@ -18,8 +18,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, I
 from typing import Any
 
 from application.answered_rows import AnsweredRows
-from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_bytes, write_text, write_utf8
-from application.batch_limits import BatchAllowance, BatchUsage, RowReservation
+from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_bytes, write_utf8
+from application.batch_limits import BatchAllowance, BatchUsage, RowReservation, batch_storage_estimate
 from application.batch_runner import ChunkPolicy, ChunkRunner
 from application.collector import collector_paused
 from application.errors import InvalidInput, NotFound
@@ -129,7 +129,8 @@ class BatchService:
         self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers(size_of=_answer_bytes)
         self._score_texts = ScoreTexts(msgspec.json.encode)
         self._runner = ChunkRunner(store, chunks, files, clock, queue, policy, worker_id, answers=self,
-                                   slice_seconds=slice_seconds, metrics=metrics)
+                                   slice_seconds=slice_seconds, metrics=metrics,
+                                   storage_limit=allowance.limits.storage_bytes)
         self._ended = ended or NoBatchEndedListener()
         self._detailed_writer = detailed_writer
         self._allowance = allowance
@@ -203,6 +204,7 @@ class BatchService:
         upload = await self._store.upload(caller.user_id, file_id)
         if upload is None:
             raise NotFound("No file has been uploaded for processing.")
+        await self._room_for_batch(caller.user_id, upload.row_count, 0)  # the upload is counted already
         charge = await self._charge(caller, upload)
         try:
             job = BatchJob(
@@ -241,7 +243,9 @@ class BatchService:
         now = self._clock.now()
         upload_id = str(uuid.uuid4())
         key = upload_key(user_id, upload_id)
-        size = await write_text(self._files, key, submitted_csv(addresses))
+        content = submitted_csv(addresses).encode()
+        await self._room_for_batch(user_id, len(addresses), len(content))
+        size = await write_bytes(self._files, key, content)
         upload = UploadedFile(id=upload_id, user_id=user_id, name=API_BATCH_NAME, row_count=len(addresses),
                               created_at=now, size_bytes=size, file_key=key)
         await self._add_upload_or_delete(upload)
@@ -257,6 +261,16 @@ class BatchService:
             await self._store.fail(job.id, "The batch could not be queued.", self._clock.now())
             raise
         return job
+
+    async def _room_for_batch(self, user_id: str, rows: int, upload_bytes: int) -> None:
+        """A job whose files could never fit the owner's storage is refused at its start, before
+        anything is charged or run: an underwriter learns now, not after the rows have run, what
+        to delete. The estimate only refuses the hopeless; the finish checks the export as stored."""
+        needed = batch_storage_estimate(rows, upload_bytes)
+        used = await self._store.storage_used(user_id)
+        if not self._allowance.has_room(used, needed):
+            raise self._allowance.refuse_storage(used, needed, what=f"a batch of {rows:,} rows (its export, estimated)",
+                                                 then="start it again")
 
     async def unfinished_jobs(self, caller: AccessClaims) -> list[BatchJob]:
         """The caller's queued and running jobs, oldest first (the dashboard shows them on return)."""
@@ -467,19 +481,34 @@ class BatchService:
 
     async def export_now(self, caller: AccessClaims, results: list[dict[str, Any]]) -> ExportFile:
         """Store results (as `search_now` returns them) as an export in the caller's history. The
-        rows are the caller's, not checked against any search: the export is marked client-supplied."""
+        rows are the caller's, not checked against any search: the export is marked client-supplied.
+        Rate limited like the other routes, and within the caller's storage: checked before the
+        file is written, and again atomically as it is recorded."""
+        await self._lookup.quota.admit(caller)
+        content = to_csv(export_rows(results)).encode()
+        used = await self._store.storage_used(caller.user_id)
+        if not self._allowance.has_room(used, len(content)):
+            raise self._allowance.refuse_storage(used, len(content), what="this export", then="export again")
         now = self._clock.now()
         export_id = str(uuid.uuid4())
         key = export_keys(caller.user_id, export_id).csv
-        size = await write_text(self._files, key, to_csv(export_rows(results)))
+        size = await write_bytes(self._files, key, content)
         export = ExportFile(id=export_id, user_id=caller.user_id, name=_export_name(CLIENT_SUPPLIED_NAME, now),
                             exported_at=now, source=CLIENT, csv_key=key, size_bytes=size)
         try:
-            await self._store.add_export(export)
+            if not await self._store.add_export(export, self._allowance.limits.storage_bytes):
+                used = await self._store.storage_used(caller.user_id)  # a concurrent write took the room
+                raise self._allowance.refuse_storage(used, size, what="this export", then="export again")
         except BaseException:
             await delete_files(self._files, export.keys)
             raise
         return export
+
+    async def match_now(self, caller: AccessClaims, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """SPEC §7's match step: the search already matched occupants, so the rows come back as
+        sent; rate limited like every other route (it takes a body as large as an export's)."""
+        await self._lookup.quota.admit(caller)
+        return rows
 
     # --- exports ------------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from application.batch_files import chunk_input_key, chunk_text, stored_rows, write_text
+from application.batch_limits import storage_full_message
 from application.errors import NotFound
 from application.ports.batch import BatchJob, BatchStore, ExportFile, JobQueue, UploadedFile
 from application.ports.chunks import (
@@ -39,6 +40,7 @@ from application.ports.chunks import (
     ChunkStore,
     ClaimedChunk,
     JobChunks,
+    NoRoomForExport,
     StoredChunkInput,
 )
 from application.ports.clock import Clock
@@ -52,6 +54,12 @@ from domain.chunks import ChunkInput, ChunkSplitter, rows_of
 log = logging.getLogger("perilscope.batch")
 ENDED = ("done", "failed")
 SPLIT_BATCH_CHUNKS = 32  # chunks stored in one transaction, at most, while a job is split
+# The job has run, but its export does not fit: the job fails saying so, rather than keeping an
+# export that leaves the user over the allowance, with every later upload refused.
+def export_refused_message(used: int, needed: int, limit: int) -> str:
+    return "The export could not be kept. " + storage_full_message(used, needed, limit, "its export", "run the batch again")
+
+
 INPUT_GONE = "Part of the uploaded file is missing from the file store. Upload the file again and start a new job."
 
 
@@ -92,7 +100,7 @@ class ChunkAnswers(Protocol):
 class ChunkRunner:
     def __init__(self, store: BatchStore, chunks: ChunkStore, files: FileStore, clock: Clock,
                  queue: Callable[[], JobQueue], policy: ChunkPolicy, worker_id: str, answers: ChunkAnswers,
-                 slice_seconds: float, metrics: Metrics | None = None) -> None:
+                 slice_seconds: float, metrics: Metrics | None = None, storage_limit: int | None = None) -> None:
         self._store = store
         self._chunks = chunks
         self._files = files
@@ -103,6 +111,7 @@ class ChunkRunner:
         self._answers = answers
         self._slice_seconds = slice_seconds
         self._metrics = metrics or NoMetrics()
+        self._storage_limit = storage_limit  # each user's bytes of files; the export is checked as stored
 
     # --- a job's task: split it ------------------------------------------------------------
 
@@ -316,7 +325,13 @@ class ChunkRunner:
             log.exception("batch export failed", extra={"job_id": job_id})
             return await self._fail_with_results(job_id, f"Batch processing failed: {type(error).__name__}")
         done_inputs = await self._chunks.done_input_keys(job_id)  # `finish` drops their keys
-        if not await self._chunks.finish(job_id, self._owner, export, self._clock.now()):
+        try:
+            finished = await self._chunks.finish(job_id, self._owner, export, self._clock.now(), self._storage_limit)
+        except NoRoomForExport as full:
+            await delete_files(self._files, export.keys)
+            return await self._fail_with_results(job_id, export_refused_message(full.used, export.size_bytes,
+                                                                                 self._storage_limit or 0))
+        if not finished:
             await delete_files(self._files, export.keys)  # another process took the turn over and finishes it
             return None
         log.info("batch export stored", extra={"job_id": job_id, "seconds": round(time.monotonic() - started, 3),

@@ -28,6 +28,7 @@ from application.ports.chunks import (
     ClaimedChunk,
     FailedInput,
     JobChunks,
+    NoRoomForExport,
     StoredChunkInput,
 )
 from application.ports.files import StoredFile, checked_key, missing
@@ -578,8 +579,11 @@ class InMemoryBatchStore:
     async def fail(self, job_id: str, error: str, at: datetime) -> None:
         self.jobs[job_id] = replace(self.jobs[job_id], status="failed", error=error[:500], finished_at=at)
 
-    async def add_export(self, export: ExportFile) -> None:
+    async def add_export(self, export: ExportFile, storage_limit: int | None = None) -> bool:
+        if storage_limit is not None and await self.storage_used(export.user_id) + export.size_bytes > storage_limit:
+            return False
         self.exports_stored.append(export)
+        return True
 
     async def exports(self, user_id: str) -> list[ExportFile]:
         mine = [export for export in self.exports_stored if export.user_id == user_id]
@@ -785,9 +789,13 @@ class InMemoryChunkStore:
             result = chunk.result
             yield ChunkOutput(chunk.plan, result.lines_key, result.detail_key, result.detail_columns)
 
-    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
+    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime,
+                     storage_limit: int | None = None) -> bool:
         if self._jobs.jobs[job_id].status != "running" or self._finisher.get(job_id, ("",))[0] != owner:
             return False
+        used = await self._jobs.storage_used(export.user_id)
+        if storage_limit is not None and used + export.size_bytes > storage_limit:
+            raise NoRoomForExport(used)
         await self._jobs.finish(job_id, export, now)
         for chunk in self.chunks[job_id]:
             if chunk.status == "done":  # as the SQL store: a done chunk's input is read no more

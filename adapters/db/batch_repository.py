@@ -33,10 +33,8 @@ class SqlBatchStore:
 
     async def add_upload(self, upload: UploadedFile, storage_limit: int) -> bool:
         async with self._writer.session() as session:
-            if session.bind.dialect.name == "postgresql":
-                # Concurrent uploads of one user wait here, so each sees the others' bytes.
-                await session.execute(select(UserRow.id).where(UserRow.id == upload.user_id).with_for_update())
-            if await _storage_used(session, upload.user_id) + upload.size_bytes > storage_limit:
+            await lock_owner(session, upload.user_id)
+            if await storage_used_in(session, upload.user_id) + upload.size_bytes > storage_limit:
                 await session.rollback()
                 return False
             await session.execute(
@@ -51,7 +49,7 @@ class SqlBatchStore:
 
     async def storage_used(self, user_id: str) -> int:
         async with self._sessions() as session:
-            return await _storage_used(session, user_id)
+            return await storage_used_in(session, user_id)
 
     async def purge_uploads(self, created_before: datetime) -> list[str | None]:
         """Delete uploads no queued or running job needs: those used by a finished job, and the
@@ -131,8 +129,15 @@ class SqlBatchStore:
             .values(status="done", stage="export", done=BatchJobRow.total, finished_at=at, export_name=export.name),
         )
 
-    async def add_export(self, export: ExportFile) -> None:
-        await self._write(insert_export(export, None))
+    async def add_export(self, export: ExportFile, storage_limit: int | None = None) -> bool:
+        async with self._writer.session() as session:
+            await lock_owner(session, export.user_id)
+            if storage_limit is not None and await storage_used_in(session, export.user_id) + export.size_bytes > storage_limit:
+                await session.rollback()
+                return False
+            await session.execute(insert_export(export, None))
+            await session.commit()
+        return True
 
     async def delete_export(self, user_id: str, name: str) -> ExportFile | None:
         async with self._writer.session() as session:
@@ -199,7 +204,14 @@ def insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
     )
 
 
-async def _storage_used(session: AsyncSession, user_id: str) -> int:
+async def lock_owner(session: AsyncSession, user_id: str) -> None:
+    """Concurrent writers of one user's files wait here on PostgreSQL, so each sees the others'
+    bytes (SQLite has one writer at a time already)."""
+    if session.bind.dialect.name == "postgresql":
+        await session.execute(select(UserRow.id).where(UserRow.id == user_id).with_for_update())
+
+
+async def storage_used_in(session: AsyncSession, user_id: str) -> int:
     """Every file kept for the user: uploads, exports (all their files), and their jobs' chunk files
     while kept (inputs until their chunk is done and the job finished, or for ever for a failed
     chunk's rows to run again; results while the job runs)."""

@@ -16,7 +16,7 @@ from sqlalchemy import ColumnElement, and_, case, exists, func, insert, or_, sel
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
-from adapters.db.batch_repository import insert_export
+from adapters.db.batch_repository import insert_export, lock_owner, storage_used_in
 from adapters.db.batch_tables import BatchChunkRow as Chunk
 from adapters.db.batch_tables import BatchJobRow as Job
 from adapters.db.writer import SqlWriter
@@ -28,6 +28,7 @@ from application.ports.chunks import (
     ClaimedChunk,
     FailedInput,
     JobChunks,
+    NoRoomForExport,
     StoredChunkInput,
 )
 from domain.chunks import ChunkPlan
@@ -302,8 +303,11 @@ class SqlChunkStore:
                 return
             start = page[-1].idx + 1
 
-    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
+    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime,
+                     storage_limit: int | None = None) -> bool:
         async with self._writer.session() as session:
+            if storage_limit is not None:
+                await lock_owner(session, export.user_id)  # before the job's row, as every storage writer
             result = await session.execute(
                 update(Job).where(Job.id == job_id, Job.status == RUNNING, Job.finisher == owner).values(
                     status=DONE, stage="export", done=Job.total, finished_at=now, export_name=export.name,
@@ -324,6 +328,12 @@ class SqlChunkStore:
             await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(
                 input=None, input_key=None, input_bytes=None,
             ))
+            if storage_limit is not None:
+                # Counted as it will be once done: the export in, the chunks' result files out.
+                used = await storage_used_in(session, export.user_id)
+                if used > storage_limit:
+                    await session.rollback()
+                    raise NoRoomForExport(used - export.size_bytes)
             await session.commit()
         return True
 

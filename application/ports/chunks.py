@@ -117,6 +117,14 @@ class ChunkOutput:
         return tuple(key for key in (self.lines_key, self.detail_key) if key) + (parts.all if parts else ())
 
 
+class NoRoomForExport(Exception):
+    """The export would take its owner past their storage allowance; `used`: their bytes without it."""
+
+    def __init__(self, used: int) -> None:
+        super().__init__(f"no room for the export ({used} bytes used)")
+        self.used = used
+
+
 @dataclass(frozen=True, slots=True)
 class JobChunks:
     """Where a job's chunks are, for its status."""
@@ -212,11 +220,14 @@ class ChunkStore(Protocol):
         """Where the job's chunk results are, in input order (one chunk's row at a time)."""
         ...
 
-    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime) -> bool:
+    async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime,
+                     storage_limit: int | None = None) -> bool:
         """Store the export and mark the job done in one transaction, only while `owner` holds the
         finishing turn and the job is not done; False, and nothing stored, otherwise. The chunks'
         result keys, and the done chunks' input keys, are dropped then (the export has their rows;
-        the finisher deletes the files); failed chunks keep their inputs, to run them again."""
+        the finisher deletes the files); failed chunks keep their inputs, to run them again.
+        With `storage_limit`, raises NoRoomForExport, nothing stored, when the owner's files would
+        then pass it (checked in the same transaction, so concurrent writes cannot both fit)."""
         ...
 
     async def fail(self, job_id: str, error: str, now: datetime) -> bool:

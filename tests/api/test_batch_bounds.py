@@ -203,3 +203,95 @@ async def test_uploads_are_purged_when_no_job_needs_them(client: AsyncClient, co
     assert await store.upload(None, queued_file) is not None  # a queued job still needs its file
     assert (await client.post("/api/batch-jobs", json={"file_id": unused}, headers=user["headers"])).status_code == 404
     assert (await client.get(f"/api/batch-jobs/{queued['id']}", headers=user["headers"])).status_code == 200
+
+
+# --- every write of a user's files is within the storage allowance (#25 item 1) ------------------
+
+LONG_ROW = {"address": "701 5th Ave, Seattle, WA 98104" + " (a note the client kept)" * 8}
+
+
+async def _export(client: AsyncClient, headers: dict, rows: int):  # noqa: ANN202
+    return await client.post("/api/export", json={"data": [LONG_ROW] * rows}, headers=headers)
+
+
+async def test_a_client_export_past_the_storage_cap_is_refused_with_413_saying_what_to_delete(
+    client: AsyncClient, container: Container
+) -> None:
+    container.settings.override(settings_for_tests(container.settings().database_url, user_storage_bytes=1500))
+    user = await sign_up_and_log_in(client, "client-rows-storage@example.com")
+    assert (await _export(client, user["headers"], 1)).status_code == 200
+    used = (await _stats(client, user["headers"]))["storage_bytes_used"]
+
+    refused = await _export(client, user["headers"], 6)
+
+    assert refused.status_code == 413 and refused.json()["code"] == "storage_full"
+    message = refused.json()["error"]
+    assert f"you use {used} bytes of your 1.5 kB and this export needs" in message
+    assert "Delete old exports from your Batch Export History, then export again." in message
+    assert len((await client.get("/api/list-exported-files", headers=user["headers"])).json()["files"]) == 1
+    assert (await _stats(client, user["headers"]))["storage_bytes_used"] == used
+
+
+async def test_the_legacy_export_and_match_routes_are_rate_limited_like_the_others(
+    client: AsyncClient, container: Container
+) -> None:
+    from application.rate_limit import RequestRateLimit
+
+    container.request_rate_limit.override(providers.Singleton(
+        RequestRateLimit, settings=container.system_settings, window=container.request_window, per_minute=2))
+    user = await sign_up_and_log_in(client, "legacy-rate@example.com")
+    assert (await _export(client, user["headers"], 1)).status_code == 200
+    assert (await client.post("/api/match-yelp", json={"data": [LONG_ROW]}, headers=user["headers"])).status_code == 200
+
+    for limited in (await _export(client, user["headers"], 1),
+                    await client.post("/api/match-yelp", json={"data": [LONG_ROW]}, headers=user["headers"])):
+        assert limited.status_code == 429 and limited.json()["code"] == "rate_limited"
+        assert int(limited.headers["Retry-After"]) > 0
+    assert len((await client.get("/api/list-exported-files", headers=user["headers"])).json()["files"]) == 1
+
+
+async def test_a_batch_whose_export_could_never_fit_is_refused_at_its_start_and_charges_nothing(
+    client: AsyncClient, container: Container
+) -> None:
+    size = len(CSV.encode())
+    container.settings.override(settings_for_tests(container.settings().database_url, user_storage_bytes=size + 5000))
+    container.job_queue.override(providers.Object(_Forget()))
+    user = await sign_up_and_log_in(client, "batch-estimate@example.com")
+
+    refused = await _start(client, user["headers"])
+
+    assert refused.status_code == 413 and refused.json()["code"] == "storage_full"
+    assert "a batch of 3 rows (its export, estimated) needs" in refused.json()["error"]
+    assert "then start it again" in refused.json()["error"]
+    stats = await _stats(client, user["headers"])
+    assert (stats["batch_rows_used"], stats["current_month_searches"]) == (0, 0)
+
+
+async def test_a_batch_whose_export_no_longer_fits_at_its_finish_fails_saying_what_to_delete(
+    client: AsyncClient, container: Container
+) -> None:
+    from application.ports.batch import ExportFile
+    from tests.api.test_public_api_batches import HeldQueue
+
+    queue = HeldQueue(container)
+    container.job_queue.override(providers.Object(queue))
+    limit = container.settings().user_storage_bytes
+    user = await sign_up_and_log_in(client, "batch-finish-storage@example.com")
+    started = await _start(client, user["headers"])
+    assert started.status_code == 202, started.text
+    # While the job waits, other files take the room its export needs.
+    used = (await _stats(client, user["headers"]))["storage_bytes_used"]
+    await container.batch_store().add_export(ExportFile(
+        id="00000000-0000-0000-0000-000000000001", user_id=user["uid"], name="placed.csv",
+        exported_at=datetime.now(UTC), size_bytes=limit - used - 100,
+    ))
+
+    await queue.run_all()
+
+    job = (await client.get(f"/api/batch-jobs/{started.json()['job']['id']}", headers=user["headers"])).json()["job"]
+    assert (job["status"], job["export_filename"]) == ("failed", None)
+    assert job["error"].startswith("The export could not be kept. Storage limit reached: you use ")
+    assert "Delete old exports from your Batch Export History, then run the batch again." in job["error"]
+    files = (await client.get("/api/list-exported-files", headers=user["headers"])).json()["files"]
+    assert [f["name"] for f in files] == ["placed.csv"]
+    assert (await _stats(client, user["headers"]))["storage_bytes_used"] <= limit

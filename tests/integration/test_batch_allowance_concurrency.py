@@ -11,12 +11,13 @@ from sqlalchemy import delete, select
 from adapters.db.account_tables import MonthlyUsageRow, UserRow
 from adapters.db.batch_tables import BatchJobRow, BatchRowUsageRow
 from adapters.security.passwords import Argon2PasswordHasher
-from application.errors import QuotaExceeded
+from application.errors import QuotaExceeded, StorageFull
 from application.ports.accounts import AccessClaims
 from application.ports.batch import BatchJob
 from application.ports.public_api import ApiCaller
 from domain.api_access import ApiScope
 from domain.batch_input import SubmittedAddress
+from domain.export import export_rows, to_csv
 from domain.system_settings import SystemSettings
 from entrypoints.container import build_container
 from tests.api.test_batch import CSV, _Forget
@@ -87,6 +88,43 @@ async def test_concurrent_api_batches_and_uploads_share_one_row_allowance(migrat
         api_started = sum(1 for o in started if not isinstance(o, BatchJob))
         plan_used = await container.api_plans().standing(user.id)
         assert (rows_used, len(jobs), plan_used.used) == (9, 3, 3 * api_started)
+    finally:
+        async with engine.begin() as connection:
+            await connection.execute(delete(UserRow).where(UserRow.id == user.id))
+        container.search_store().close()
+        await engine.dispose()
+
+
+async def test_concurrent_exports_and_uploads_never_pass_the_storage_allowance(migrated_database_url: str) -> None:
+    """Client-supplied exports (POST /api/export) and uploads race for one user's storage: each is
+    checked and recorded atomically, so the files kept never pass the allowance."""
+    rows = [{"address": "701 5th Ave, Seattle, WA 98104" + " (a note the client kept)" * 20}]
+    size = len(to_csv(export_rows(rows)).encode())
+    assert size > len(CSV.encode())
+    limit = 3 * size + size // 2  # room for three exports, or a mix with uploads, never for all
+    container = build_container(settings_for_tests(migrated_database_url, user_storage_bytes=limit))
+    container.password_hasher.override(Argon2PasswordHasher(time_cost=1, memory_cost_kib=1024))
+    engine = container.engine()
+    user = await container.accounts().create_user(f"{uuid.uuid4().hex}@example.com", STRONG_PASSWORD)
+    caller = AccessClaims(user_id=user.id)
+    try:
+        service = container.batch()
+        outcomes = await asyncio.gather(
+            *(service.export_now(caller, rows) for _ in range(STARTS)),
+            *(service.upload(caller, "portfolio.csv", CSV.encode()) for _ in range(STARTS)),
+            return_exceptions=True,
+        )
+
+        unexpected = [o for o in outcomes if isinstance(o, BaseException) and not isinstance(o, StorageFull)]
+        assert not unexpected, unexpected
+        refused = [o for o in outcomes if isinstance(o, StorageFull)]
+        assert refused and all("Delete old exports" in o.message for o in refused)
+        used = await service.usage(caller)
+        assert used.storage_bytes_used <= limit
+        kept = sum(o.size_bytes for o in outcomes if not isinstance(o, BaseException))
+        assert used.storage_bytes_used == kept  # every refused write left nothing behind
+        exports = await service.exports(caller)
+        assert all([await container.file_store().size(key) for e in exports for key in e.keys])
     finally:
         async with engine.begin() as connection:
             await connection.execute(delete(UserRow).where(UserRow.id == user.id))

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
 from application.batch import ROW_NOT_READ
+from application.batch_limits import STORED_BYTES_PER_ROW_ESTIMATE
 from application.errors import QuotaExceeded, StorageFull
 from application.lookup import BATCH
 from application.ports.accounts import AccessClaims
+from application.ports.batch import ExportFile
 from domain.accounts import Role
 from tests.fakes import BatchWorld, in_memory_batch
 
@@ -39,6 +43,11 @@ def export_addresses(world: BatchWorld) -> list[str]:
     return [group.splitlines()[0] for group in groups]
 
 
+def world_export(user_id: str) -> ExportFile:
+    """An export placed in the user's history (no file: only its size counts here)."""
+    return ExportFile(id="placed", user_id=user_id, name="placed.csv", exported_at=datetime(2025, 3, 1, tzinfo=UTC))
+
+
 def one_line(row: tuple[str, str, str, str]) -> str:
     street, city, state, zip5 = row
     return f"{street}, {city}, {state} {zip5}"
@@ -52,6 +61,49 @@ async def test_an_upload_past_the_storage_cap_is_refused_and_stores_nothing() ->
         await world.service.upload(ANN, "second.csv", csv_file(MAIN))
     assert [upload.name for upload in world.store.uploads.values()] == ["first.csv"]
     assert await world.store.storage_used("ann") == len(first)
+
+
+async def test_a_batch_whose_export_could_never_fit_is_refused_at_its_start_and_charges_nothing() -> None:
+    upload_bytes = csv_file(CORDOVA, MAIN, CORDOVA)
+    # Room for the upload and a little, not for three rows' export (STORED_BYTES_PER_ROW_ESTIMATE each).
+    world = world_with(storage_bytes=len(upload_bytes) + 2 * STORED_BYTES_PER_ROW_ESTIMATE)
+    upload = await world.service.upload(ANN, "portfolio.csv", upload_bytes)
+    with pytest.raises(StorageFull) as refused:
+        await world.service.start(ANN, upload.id)
+    assert refused.value.code == "storage_full"
+    assert "a batch of 3 rows (its export, estimated) needs 17.0 kB" in refused.value.message
+    assert "Delete old exports from your Batch Export History, then start it again" in refused.value.message
+    assert await world.lookup.searches.used("ann", MONTH) == 0 and await world.rows.used("ann", MONTH) == 0
+    assert world.store.jobs == {} and world.queue.enqueued == []
+
+
+async def test_an_export_past_the_allowance_at_the_finish_fails_the_job_saying_what_to_delete() -> None:
+    world = world_with()
+    upload = await world.service.upload(ANN, "portfolio.csv", csv_file(CORDOVA, MAIN))
+    job = await world.service.start(ANN, upload.id)
+    # While it runs, other files take the room its export needs (the start's estimate was right then).
+    await world.store.add_export(replace(world_export("ann"), size_bytes=1024 * 1024 - upload.size_bytes - 100))
+    await world.run(job.id)
+
+    failed = world.store.jobs[job.id]
+    assert failed.status == "failed" and failed.export_name is None
+    assert failed.error.startswith("The export could not be kept. Storage limit reached: you use 1,023.9 kB of your "
+                                   "1.0 MB and its export needs")
+    assert "Delete old exports from your Batch Export History, then run the batch again." in failed.error
+    assert [e.name for e in world.store.exports_stored] == ["placed.csv"]  # its export was not kept
+    assert not [key for key in world.files.files if key.startswith("exports/") or "/out/" in key]
+
+
+async def test_an_export_of_client_rows_is_checked_against_the_allowance_before_it_is_written() -> None:
+    world = world_with(storage_bytes=400)
+    rows = [{"address": "1 Main St, Anchorage, AK 99501" + " (client's note)" * 6}]
+    first = await world.service.export_now(ANN, rows)
+    assert first.size_bytes < 400
+    with pytest.raises(StorageFull) as refused:
+        await world.service.export_now(ANN, rows * 3)
+    assert "this export needs" in refused.value.message and "then export again" in refused.value.message
+    assert [e.id for e in world.store.exports_stored] == [first.id]
+    assert list(world.files.files) == [first.csv_key]
 
 
 async def test_starting_a_batch_charges_one_search_and_the_uploads_rows() -> None:

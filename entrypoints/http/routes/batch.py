@@ -127,7 +127,7 @@ async def _job_status(batch: BatchService, claims: Claims, job: BatchJob) -> dic
     tags=["batch"],
     status_code=202,
     summary="Run the failed rows of a batch job again, as a new job",
-    **signed_in(400, 404, 429),
+    **signed_in(400, 404, 413, 429),
 )
 async def rerun_failed_rows(batch: Batch, claims: Claims, job_id: FromPath[str]) -> dict[str, Any]:
     return job_json(batch, await batch.rerun_failed(claims, job_id))
@@ -236,12 +236,11 @@ async def _success_with_data(results: AsyncIterator[LookupResult]) -> AsyncItera
     tags=["batch"],
     status_code=200,
     summary="SPEC §7: occupants are matched during search",
-    **signed_in(JSON_BODY),
+    **signed_in(JSON_BODY, 429),
     opt={MULTILINE_FIELDS: ("data",)},  # result rows: occupant names and descriptions as found
 )
-async def legacy_match(data: JSONBody[LegacyDataBody], claims: Claims) -> dict[str, Any]:
-    # The search step already matched occupants to each address, so the data comes back as is.
-    return {"status": "success", "data": data.data}
+async def legacy_match(batch: Batch, data: JSONBody[LegacyDataBody], claims: Claims) -> dict[str, Any]:
+    return {"status": "success", "data": await batch.match_now(claims, data.data)}
 
 
 @post(
@@ -249,7 +248,7 @@ async def legacy_match(data: JSONBody[LegacyDataBody], claims: Claims) -> dict[s
     tags=["batch"],
     status_code=200,
     summary="SPEC §7: store results as an export",
-    **signed_in(JSON_BODY),
+    **signed_in(JSON_BODY, 429),
     opt={MULTILINE_FIELDS: ("data",)},
 )
 async def legacy_export(batch: Batch, claims: Claims, data: JSONBody[LegacyDataBody]) -> dict[str, Any]:
