@@ -66,8 +66,9 @@ def _documented(success: int, answer: type, example: dict[str, Any], *errors: in
 
 
 BATCH_BODY = Body(
-    description="Addresses to assess as one job (needs the `batch` scope); each is one request of your daily plan, "
-    "all charged at once or none (429 says how many remain).",
+    description="Addresses to assess as one job (needs the `batch` scope); each is one request of your daily plan "
+    "and one row of your monthly batch row allowance (the one uploads spend), all charged at once or none "
+    "(429 says how many remain).",
     examples=[Example(summary="Two addresses", value=BATCH_EXAMPLE)],
 )
 
