@@ -38,9 +38,9 @@ export const API_GROUPS: EndpointGroup[] = [
     title: 'Batch processing and exports',
     endpoints: [
       { method: 'POST', path: '/api/upload-csv', access: 'Signed in', summary: 'Upload a CSV (multipart field file; columns Street Address, City, State, Zip, Country; at most 512 MB and 1,000,000 rows by default, streamed as it arrives). 413 past either cap or your storage cap; unused uploads are deleted after 24 hours.', answer: '{status, file_id, file_path, rows}' },
-      { method: 'POST', path: '/api/batch-jobs', access: 'Signed in', summary: 'Start a job for an uploaded file: {file_id}. Counts one search and the file\'s rows against your monthly batch row allowance (429 when they do not fit).', answer: '202 {status, job}' },
+      { method: 'POST', path: '/api/batch-jobs', access: 'Signed in', summary: 'Start a job for an uploaded file: {file_id}. Counts one search and the file\'s rows against your monthly batch row allowance (429 when they do not fit); 413 storage_full when its export could never fit your storage, before anything is charged. A job whose export no longer fits when it finishes fails, saying what to delete.', answer: '202 {status, job}' },
       { method: 'GET', path: '/api/batch-jobs', access: 'Signed in', summary: 'Your queued and running jobs, oldest first.', answer: '{status, jobs: [job]}' },
-      { method: 'GET', path: '/api/batch-jobs/{id}', access: 'Signed in', summary: 'Job progress, with how it runs: chunks, failed rows, speed and the workers on it now (null until the job is split into chunks).', answer: '{status, job: {status, stage, done, total, eta_seconds, export_filename, error, chunks_total, chunks_done, chunks_failed, failed_rows, rows_per_second, workers}}' },
+      { method: 'GET', path: '/api/batch-jobs/{id}', access: 'Signed in', summary: 'Job progress, with how it runs: chunks, failed rows, speed and how many workers are on it now (null until the job is split into chunks).', answer: '{status, job: {status, stage, done, total, eta_seconds, export_filename, error, chunks_total, chunks_done, chunks_failed, failed_rows, rows_per_second, worker_count}}' },
       { method: 'POST', path: '/api/batch-jobs/{id}/rerun-failed', access: 'Signed in', summary: 'Run the rows of a job that failed every attempt again, as a new job (charged like any other; 400 no_failed_rows when there are none).', answer: '202 {status, job}' },
       { method: 'GET', path: '/api/list-exported-files', access: 'Signed in', summary: 'Your exports, newest first; source "client" marks rows sent to POST /api/export, stored unchecked.', answer: '{status, files: [{id, name, path, exported_at, source}]}' },
       { method: 'GET', path: '/api/view-export/{filename}', access: 'Signed in', summary: 'An export as CSV text.', answer: 'text/csv' },
@@ -81,7 +81,7 @@ export const ERRORS: [string, string][] = [
   ['401', 'Not signed in, or the access token has expired: refresh it and retry once.'],
   ['403', 'Signed in, but not allowed (admin routes for regular users).'],
   ['404', 'Not found, or not yours: other users\u2019 searches and exports are never visible.'],
-  ['413', 'The upload is larger than its cap (512 MB or 1,000,000 rows by default) or your storage cap.'],
+  ['413', 'The upload is larger than its cap (512 MB or 1,000,000 rows by default), or a file (an upload, an export, a batch\u2019s export) would pass your storage cap: code storage_full, saying what it needs and to delete old exports.'],
   ['429', 'The monthly search limit is reached (code quota_exceeded, details.limit), or too many requests in a minute (code rate_limited).'],
   ['503', 'A data provider is unavailable; try again in a few minutes.'],
 ];

@@ -62,7 +62,7 @@ const EXPORT_ID: Parameter = {
 };
 
 const BATCH_PARAMETERS: Parameter[] = [
-  { name: 'addresses: [{address, city, state, zip}]', where: 'body', meaning: 'At least one; at most the server\u2019s batch size (10,000 by default), or 413 with code too_many_addresses and details {limit, sent}. Each address is one request of your daily limit, all charged at once or none (429). address: 1 to 200 characters; city: at most 100; state: the two-letter code; zip: the 5-digit ZIP.' },
+  { name: 'addresses: [{address, city, state, zip}]', where: 'body', meaning: 'At least one; at most the server\u2019s batch size (10,000 by default), or 413 with code too_many_addresses and details {limit, sent}. Each address is one request of your daily limit and one row of your monthly batch row allowance (the one uploads spend), all charged at once or none (429). address: 1 to 200 characters; city: at most 100; state: the two-letter code; zip: the 5-digit ZIP.' },
   { name: 'include_details', where: 'body', meaning: 'Optional, true or false (anything else: 400 with code validation_error). Accepted and ignored, so clients of the original API keep working: true, false or left out give the same export, which always has the full detail (scores, ratings, location, provenance).' },
   { name: 'callback_url', where: 'body', meaning: 'Optional: a public http(s) URL of at most 2,048 characters that gets the signed webhook when the batch ends (see Webhooks); otherwise 400 with code callback_url_refused.' },
   IDEMPOTENCY_KEY,
@@ -170,8 +170,8 @@ export const PUBLIC_ERRORS: [string, string][] = [
   ['403', 'The key or token lacks the scope the call needs (code insufficient_scope).'],
   ['404', 'Not found, or not yours: another user\u2019s address_id, job or export answers 404, never 403 (code export_not_found for exports).'],
   ['409', 'export_not_ready (the batch is not done yet), batch_failed (it has no export), idempotency_key_reused or idempotency_key_in_progress.'],
-  ['413', 'The batch is too large: code too_many_addresses, e.g. \u201cThis batch has 10,001 addresses; a batch may hold at most 10,000. Split it into batches of 10,000 or fewer. Nothing was charged.\u201d with details {limit, sent}; or payload_too_large for a body past 16 MB.'],
-  ['429', 'The daily limit is reached, or a batch has more addresses than requests remain today (code daily_limit_reached, nothing charged): wait Retry-After seconds, or send a smaller batch.'],
+  ['413', 'The batch is too large: code too_many_addresses, e.g. \u201cThis batch has 10,001 addresses; a batch may hold at most 10,000. Split it into batches of 10,000 or fewer. Nothing was charged.\u201d with details {limit, sent}; payload_too_large for a body past 16 MB; or storage_full when the batch\u2019s export could never fit your storage (delete old exports first).'],
+  ['429', 'The daily limit is reached, or a batch has more addresses than requests remain today (code daily_limit_reached, nothing charged): wait Retry-After seconds, or send a smaller batch. batch_rows_exceeded: the batch has more rows than remain of your monthly batch row allowance.'],
 ];
 
 /** SPEC §9: the public API's plans and their daily request limits. */
