@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from application.errors import Conflict, Forbidden, InvalidInput, NotAuthenticated, NotFound, TooManyRequests
-from application.ports.accounts import AccessClaims, AccessTokenIssuer, PasswordHasher, PasswordResetRecord, PasswordStrength, RefreshTokenRecord, SecondFactor, SecondFactorRequired, UnitOfWorkFactory, UserRoles
+from application.ports.accounts import AccessClaims, AccessTokenIssuer, PasswordHasher, PasswordResetRecord, PasswordStrength, RefreshTokenRecord, SecondFactor, SecondFactorRequired, UnitOfWork, UnitOfWorkFactory, UserRoles
 from application.ports.clock import Clock
 from application.ports.mail import OutgoingMail
 from application.ports.settings import SystemSettingsStore
@@ -231,7 +231,7 @@ class AccountService:
             await uow.commit()
         return session
 
-    async def _rotated_just_now(self, uow, record: RefreshTokenRecord, now: datetime) -> bool:  # noqa: ANN001
+    async def _rotated_just_now(self, uow: UnitOfWork, record: RefreshTokenRecord, now: datetime) -> bool:
         """The token was rotated within the reuse window by another refresh (a second tab, or a
         concurrent request) and its family lives on: this refresh gets a fresh session of the
         family. A family ended by signing out or a password change has no live token, so its

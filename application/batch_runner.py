@@ -328,6 +328,8 @@ class ChunkRunner:
         try:
             finished = await self._chunks.finish(job_id, self._owner, export, self._clock.now(), self._storage_limit)
         except NoRoomForExport as full:
+            log.warning("batch export refused: past its owner's storage allowance",
+                        extra={"job_id": job_id, "export_bytes": export.size_bytes, "used_bytes": full.used})
             await delete_files(self._files, export.keys)
             return await self._fail_with_results(job_id, export_refused_message(full.used, export.size_bytes,
                                                                                  self._storage_limit or 0))
