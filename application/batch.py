@@ -65,6 +65,7 @@ from domain.detailed_export import ScoreTexts
 from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
 from domain.occupancy import ParsedAddress
 from domain.portfolio import PortfolioTally
+from domain.quota import month_key
 
 NO_DETAIL = (
     "This export has no detailed version: it was made from rows a client sent, or before detailed "
@@ -342,6 +343,16 @@ class BatchService:
                 self._repeats.put(job_id, row.one_line, answer)
             answered.add(row, answer)
         return answered.result()
+
+    async def give_back(self, job: BatchJob) -> None:
+        """A job whose export could not be kept (no room in its owner's storage) gave them nothing:
+        its rows go back to the month's allowance and, for a web batch, its search, so running it
+        again once old exports are deleted costs what it would have. (A public API batch's daily
+        requests are not given back: the day's plan counts requests accepted.)"""
+        month = month_key(job.created_at)
+        await self._allowance.release(RowReservation(job.user_id, month, job.total))
+        if await self._searches.get(job.user_id, job.id) is not None:  # a web batch is stored as a search
+            await self._lookup.quota.release(MonthlyCharge(job.user_id, month, None))
 
     def failed_rows(self, rows: Iterable[AddressRow], reason: str) -> ChunkResult:
         """Rows given up: each kept in its place, not located, with the reason and what to do."""

@@ -88,13 +88,16 @@ class ChunkTurn:
 
 
 class ChunkAnswers(Protocol):
-    """What the runner asks of the batch use case: rows answered, rows given up, the export."""
+    """What the runner asks of the batch use case: rows answered, rows given up, the export, and
+    giving back what a job was charged when its export could not be kept."""
 
     async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult: ...
 
     def failed_rows(self, rows: Iterable[AddressRow], reason: str) -> ChunkResult: ...
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile: ...
+
+    async def give_back(self, job: BatchJob) -> None: ...
 
 
 class ChunkRunner:
@@ -331,8 +334,11 @@ class ChunkRunner:
             log.warning("batch export refused: past its owner's storage allowance",
                         extra={"job_id": job_id, "export_bytes": export.size_bytes, "used_bytes": full.used})
             await delete_files(self._files, export.keys)
-            return await self._fail_with_results(job_id, export_refused_message(full.used, export.size_bytes,
-                                                                                 self._storage_limit or 0))
+            failed = await self._fail_with_results(job_id, export_refused_message(full.used, export.size_bytes,
+                                                                                   self._storage_limit or 0))
+            if failed is not None:  # this process ended it: given back once
+                await self._answers.give_back(failed)
+            return failed
         if not finished:
             await delete_files(self._files, export.keys)  # another process took the turn over and finishes it
             return None

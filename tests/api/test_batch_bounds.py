@@ -294,4 +294,6 @@ async def test_a_batch_whose_export_no_longer_fits_at_its_finish_fails_saying_wh
     assert "Delete old exports from your Batch Export History, then run the batch again." in job["error"]
     files = (await client.get("/api/list-exported-files", headers=user["headers"])).json()["files"]
     assert [f["name"] for f in files] == ["placed.csv"]
-    assert (await _stats(client, user["headers"]))["storage_bytes_used"] <= limit
+    stats = await _stats(client, user["headers"])
+    assert stats["storage_bytes_used"] <= limit
+    assert (stats["batch_rows_used"], stats["current_month_searches"]) == (0, 0)  # it gave nothing: charged nothing

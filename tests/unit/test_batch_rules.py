@@ -92,6 +92,10 @@ async def test_an_export_past_the_allowance_at_the_finish_fails_the_job_saying_w
     assert "Delete old exports from your Batch Export History, then run the batch again." in failed.error
     assert [e.name for e in world.store.exports_stored] == ["placed.csv"]  # its export was not kept
     assert not [key for key in world.files.files if key.startswith("exports/") or "/out/" in key]
+    # It gave nothing, so it cost nothing: its search and rows are given back, once.
+    assert await world.lookup.searches.used("ann", MONTH) == 0 and await world.rows.used("ann", MONTH) == 0
+    await world.service.sweep()
+    assert await world.rows.used("ann", MONTH) == 0 and world.store.jobs[job.id].status == "failed"
 
 
 async def test_an_export_of_client_rows_is_checked_against_the_allowance_before_it_is_written() -> None:
