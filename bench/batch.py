@@ -83,6 +83,11 @@ def build_input(rows: int, data_dir: Path, seed: int = 7, unique: bool = False) 
     return out.getvalue().encode()
 
 
+# Room for a million rows' export (about 5.8 GB, as stored today): the bench measures speed, and a
+# batch that could never fit the storage allowance is refused at its start.
+BENCH_STORAGE = {"PERILSCOPE_USER_STORAGE_BYTES": str(16 * 2**30)}
+
+
 async def run(rows: int, unique: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="perilscope-batch-") as tmp:
         url = f"sqlite+aiosqlite:///{tmp}/bench.db"
@@ -93,7 +98,8 @@ async def run(rows: int, unique: bool) -> None:
 
         from entrypoints.container import build_container
 
-        settings = Settings.from_env({"DATABASE_URL": url, "PERILSCOPE_ENV": "test", "PERILSCOPE_FILES_DIR": f"{tmp}/files"})
+        settings = Settings.from_env({"DATABASE_URL": url, "PERILSCOPE_ENV": "test", "PERILSCOPE_FILES_DIR": f"{tmp}/files",
+                                      **BENCH_STORAGE})
         container = build_container(settings)
         user = await container.accounts().set_role("bench@example.com", Role.ADMIN)
         caller = AccessClaims(user.id)
@@ -127,7 +133,7 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_co
     parts = split_input(build_input(rows, Settings.from_env().data_dir, unique=unique), jobs_count)
     with distributed(workers, local_workers) as extra_env:
         processes: list[subprocess.Popen] = []
-        with running_server(extra_env=extra_env, on_start=processes.append) as (base_url, env):
+        with running_server(extra_env={**extra_env, **BENCH_STORAGE}, on_start=processes.append) as (base_url, env):
             worker_logs, log_paths = start_workers(workers, {**env, "PERILSCOPE_LOG_LEVEL": "INFO"}, processes)
             headers = {"Authorization": f"Bearer {admin_token(base_url, env)}"}
             with httpx.Client(base_url=base_url, headers=headers, timeout=600) as client:
