@@ -101,6 +101,13 @@ def drop_templates() -> None:
     shutil.rmtree(TEMPLATES_DIR, ignore_errors=True)
 
 
+@pytest.hookimpl(trylast=True)  # after pytest has grouped the tests by their database
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that start processes and servers (tests/integration) first: in a parallel run
+    they are the long ones, and a long test started last would leave one worker running it alone."""
+    items.sort(key=lambda item: "tests/integration/" not in item.nodeid)
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if not hasattr(session.config, "workerinput"):  # the controller, or pytest without xdist
         drop_templates()
