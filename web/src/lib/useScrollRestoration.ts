@@ -27,6 +27,25 @@ const positions = loadPositions();
  */
 let restoring = false;
 
+/** The history entry on screen (its location.key): set by the hook before it scrolls for a new one. */
+let onScreenKey: string | null = null;
+
+function remember(): void {
+  if (!restoring && onScreenKey !== null) positions.set(onScreenKey, window.scrollY);
+}
+
+/*
+ * Back and Forward: the position of the page being left is taken at popstate, before the router
+ * hears it. React renders the router's popstate update at once (in the microtask after the
+ * router's listener), and a window runs its listeners in the order they were added, capturing or
+ * not (Chromium 156): a listener added by the hook, after the router's (whose layout effect runs
+ * first), found the next entry already on screen, and when Back came before the frame that
+ * delivers the last scroll's event, that position was never recorded (Forward then went to the
+ * top: the layout e2e test's flake). Added as this module loads, before the app renders, this
+ * listener runs first.
+ */
+if (typeof window !== 'undefined') window.addEventListener('popstate', remember);
+
 function persist(): void {
   try {
     sessionStorage.setItem(STORAGE_KEY, JSON.stringify([...positions].slice(-100)));
@@ -45,36 +64,26 @@ export function useScrollRestoration(): void {
   const location = useLocation();
   const navigationType = useNavigationType();
   const previousPath = useRef<string | null>(null);
-  // The entry on screen. It changes before this hook scrolls, so the scroll a navigation
-  // causes is never recorded against the page being left.
-  const currentKey = useRef(location.key);
-
   useEffect(() => {
     if ('scrollRestoration' in window.history) window.history.scrollRestoration = 'manual';
-    const remember = () => {
-      if (!restoring) positions.set(currentKey.current, window.scrollY);
-    };
     // A scroll event arrives a frame late: a click or Back straight after scrolling would find
-    // the page already switched. Both take the position first, while the page is still the old one.
-    // Back's listener must run before the router's: React renders a popstate's update at once (in
-    // the microtask after the router's listener), so a listener after it finds the next entry on
-    // screen and the position left unrecorded (Forward then returned to the top). The router's
-    // listener is added first (its layout effect runs before this effect); a capturing listener on
-    // the window runs before the window's other listeners whatever the order they were added in.
+    // the page already switched. Both take the position first, while the page is still the old
+    // one (a click here, in the capture phase; Back by the module's popstate listener above).
     window.addEventListener('scroll', remember, { passive: true });
     document.addEventListener('click', remember, { capture: true });
-    window.addEventListener('popstate', remember, { capture: true });
     window.addEventListener('pagehide', persist);
     return () => {
       window.removeEventListener('scroll', remember);
       document.removeEventListener('click', remember, { capture: true });
-      window.removeEventListener('popstate', remember, { capture: true });
       window.removeEventListener('pagehide', persist);
+      onScreenKey = null;
     };
   }, []);
 
   useLayoutEffect(() => {
-    currentKey.current = location.key;
+    // The entry on screen changes before this hook scrolls, so the scroll a navigation causes is
+    // never recorded against the page being left.
+    onScreenKey = location.key;
     const firstRender = previousPath.current === null;
     const samePath = previousPath.current === location.pathname;
     previousPath.current = location.pathname;
