@@ -9,6 +9,7 @@ shapes, while rules such as password strength or a valid e-mail answer 400 (docu
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -93,6 +94,32 @@ def test_every_operation_keeps_its_documented_contract(api_server: dict) -> None
     )
     assert run.returncode == 0, run.stdout[-20_000:] + run.stderr[-5_000:]
     assert "API Operations:" in run.stdout and "Test cases:" in run.stdout, run.stdout
+
+
+DEEP_BODY = "[" * 1000 + "]" * 1000  # past any decoder's stack unless the depth is bounded first
+
+
+def test_a_deeply_nested_body_is_a_documented_400_on_every_json_operation(api_server: dict) -> None:
+    """The case schemathesis does not generate: a body nested a thousand levels deep, sent to every
+    operation that takes JSON, signed in and not, answers the usual 400 error body."""
+    schema = httpx.get(f"{api_server['base_url']}/schema/openapi.json").json()
+    signed_in = {"Authorization": f"Bearer {api_server['token']}", "X-API-Key": api_server["api_key"]}
+    sent = 0
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            if "application/json" not in operation.get("requestBody", {}).get("content", {}):
+                continue
+            url = api_server["base_url"] + re.sub(r"\{[^}]+\}", "x", path)
+            for headers in ({}, signed_in):
+                answer = httpx.request(method, url, content=DEEP_BODY,
+                                       headers={**headers, "Content-Type": "application/json"}, timeout=30)
+                sent += 1
+                where = f"{method.upper()} {path} ({'signed in' if headers else 'anonymous'})"
+                assert answer.status_code in (400, 401), f"{where}: {answer.status_code} {answer.text[:300]}"
+                if answer.status_code == 400:
+                    assert "400" in operation["responses"], f"{where}: 400 is not documented"
+                    assert answer.json()["code"] == "invalid_input" and answer.json()["status"] == "error", where
+    assert sent > 40  # every JSON operation of the API, twice
 
 
 def test_the_server_logged_no_unhandled_error(api_server: dict) -> None:
