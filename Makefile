@@ -26,10 +26,11 @@ run: install web-build migrate data ## Install, build, migrate, load data and se
 	@echo "Serving PerilScope on http://$(HOST):$(PORT)"
 	.venv/bin/perilscope serve --host $(HOST) --port $(PORT)
 
+# The browser tests spend most of their time waiting on the browser and the server (about half a
+# core of this 2-core machine), so the web unit tests run beside them; pytest fills both cores alone.
 test: install web-build browser ## Install everything and run every test (Python, web unit, browser)
 	$(MAKE) test-python
-	$(MAKE) test-web
-	$(MAKE) test-e2e
+	$(MAKE) --jobs=2 --output-sync=target test-web test-e2e
 
 install: $(VENV_STAMP) $(WEB_STAMP) ## Python venv and web dependencies
 
