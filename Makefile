@@ -26,11 +26,13 @@ run: install web-build migrate data ## Install, build, migrate, load data and se
 	@echo "Serving PerilScope on http://$(HOST):$(PORT)"
 	.venv/bin/perilscope serve --host $(HOST) --port $(PORT)
 
-# The browser tests spend most of their time waiting on the browser and the server (about half a
-# core of this 2-core machine), so the web unit tests run beside them; pytest fills both cores alone.
+# The three suites run side by side, each one's output printed whole when it ends: the browser
+# tests wait on the browser and the server most of the time (about half a core of this 2-core
+# machine) and pytest's workers wait on the processes they start, so together they keep both cores
+# busy. Every test waits for the event it needs, never for a number of seconds, so a busy machine
+# makes them slower, not red.
 test: install web-build browser ## Install everything and run every test (Python, web unit, browser)
-	$(MAKE) test-python
-	$(MAKE) --jobs=2 --output-sync=target test-web test-e2e
+	$(MAKE) --jobs=3 --output-sync=target test-python test-web test-e2e
 
 install: $(VENV_STAMP) $(WEB_STAMP) ## Python venv and web dependencies
 
