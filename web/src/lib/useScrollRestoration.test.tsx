@@ -25,17 +25,17 @@ function Shell() {
   );
 }
 
+const ROUTES = (
+  <Routes>
+    <Route element={<Shell />}>
+      <Route path="a" element={<h1>Page A</h1>} />
+      <Route path="b" element={<h1>Page B</h1>} />
+    </Route>
+  </Routes>
+);
+
 function renderRoutes() {
-  return render(
-    <MemoryRouter initialEntries={['/a']}>
-      <Routes>
-        <Route element={<Shell />}>
-          <Route path="a" element={<h1>Page A</h1>} />
-          <Route path="b" element={<h1>Page B</h1>} />
-        </Route>
-      </Routes>
-    </MemoryRouter>,
-  );
+  return render(<MemoryRouter initialEntries={['/a']}>{ROUTES}</MemoryRouter>);
 }
 
 describe('scroll restoration', () => {
@@ -83,16 +83,7 @@ describe('scroll restoration', () => {
     // does, so the order of the listeners is proven by web/e2e/layout.test.mjs, under load.)
     const user = userEvent.setup();
     window.history.replaceState(null, '', '/a');
-    render(
-      <BrowserRouter>
-        <Routes>
-          <Route element={<Shell />}>
-            <Route path="a" element={<h1>Page A</h1>} />
-            <Route path="b" element={<h1>Page B</h1>} />
-          </Route>
-        </Routes>
-      </BrowserRouter>,
-    );
+    render(<BrowserRouter>{ROUTES}</BrowserRouter>);
     act(() => scrollWindowTo(640));
     await user.click(screen.getByRole('link', { name: 'Open B' }));
     expect(await screen.findByRole('heading', { name: 'Page B' })).toBeInTheDocument();
