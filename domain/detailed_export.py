@@ -85,7 +85,7 @@ ANSWER_COLUMNS: tuple[tuple[str, str], ...] = (
     ("gross_floor_area_sqft", "Building record: gross floor area"),
     ("parking_area_sqft", "Building record: parking floor area"),
     ("largest_use", "Building record: largest use"),
-    ("occupant_count", "Businesses registered at the address"),
+    ("occupant_count", "Businesses registered at the address; empty where no occupant source covers it (unknown, not none)"),
     ("naics_codes", "Their NAICS 2022 codes, most common first"),
     ("data_as_of", "Dates of the data used: dataset as of date"),
 )
@@ -134,7 +134,7 @@ def _own_fields(result: LookupResult) -> dict[str, Any]:
         "gross_floor_area_sqft": building.gfa_total if building else None,
         "parking_area_sqft": building.gfa_parking if building else None,
         "largest_use": building.largest_use if building else None,
-        "occupant_count": len(result.occupants),
+        "occupant_count": result.occupant_count,
         "naics_codes": " ".join(code for code, _ in naics.most_common()),
         "data_as_of": "; ".join(f"{d.dataset} {d.as_of}" for d in result.provenance.datasets if d.as_of),
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from domain.address import format_address_text
-from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
+from domain.occupancy import Building, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
 from domain.perils import PerilScores
 
 
@@ -93,6 +93,27 @@ class LookupResult:
     occupants: tuple[Occupant, ...] = field(default_factory=tuple)
     # None: no tract GEOID for the address, or its tract's scores are not loaded.
     tract_perils: TractPerils | None = None
+    # None: not recorded (an answer stored before coverage was), or the row was never looked up.
+    occupant_coverage: OccupantCoverage | None = None
+
+    @property
+    def occupants_known(self) -> bool:
+        """Whether the occupant list is the whole answer: a covering source looked, or an
+        answer of old found some (an empty old answer may never have been covered)."""
+        coverage = self.occupant_coverage
+        return bool(self.occupants) or (coverage is not None and coverage.covered)
+
+    @property
+    def occupant_count(self) -> int | None:
+        """How many businesses are at the address; None when no occupant source covers it."""
+        return len(self.occupants) if self.occupants_known else None
+
+    @property
+    def photo_count(self) -> int | None:
+        """The occupants' photos; None when the occupants are unknown or their source gives none."""
+        photos = sum(1 for occupant in self.occupants if occupant.photo_reference)
+        coverage = self.occupant_coverage
+        return photos if photos or (coverage is not None and coverage.covered and coverage.photos) else None
 
 
 def address_text(result: LookupResult) -> str:

@@ -16,7 +16,7 @@ from application.batch_limits import BatchAllowance, BatchLimits
 from application.lookup import LookupProviders, LookupService
 from application.ports.lookup import CountyPerils, StoredSearch
 from domain.county_choice import CountyChoice, CountyShare, choose_county, place_key
-from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
+from domain.occupancy import Building, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
 from domain.perils import PerilScores
 from application.ports.accounts import PasswordResetRecord, RefreshTokenRecord, SearchActivity
 from application.ports.batch import BatchJob, ExportFile, UploadedFile
@@ -348,13 +348,17 @@ class InMemorySearchStore:
 class CountingPlacesFake:
     name = "fake places"
 
-    def __init__(self, occupants: dict[str, list[Occupant]] | None = None) -> None:
+    def __init__(self, occupants: dict[str, list[Occupant]] | None = None, covered: bool = True) -> None:
         self.occupants = occupants or {}
         self.calls = 0
+        self.covered = covered
 
     async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]:
         self.calls += 1
         return list(self.occupants.get(str(address.key), []))
+
+    async def coverage(self, address: ParsedAddress, point: GeoPoint | None) -> OccupantCoverage:
+        return OccupantCoverage(covered=self.covered, source=self.name, covers="Occupant data: the fake's table")
 
 
 class TableLocator:
@@ -588,6 +592,9 @@ class InMemoryBatchStore:
     async def exports(self, user_id: str) -> list[ExportFile]:
         mine = [export for export in self.exports_stored if export.user_id == user_id]
         return sorted(mine, key=lambda export: export.exported_at, reverse=True)
+
+    async def batch_exports(self, user_id: str, offset: int, limit: int) -> list[ExportFile]:
+        return [export for export in await self.exports(user_id) if export.job_id][offset : offset + limit]
 
     def _stored_export(self, user_id: str, name: str) -> ExportFile | None:
         return next((e for e in self.exports_stored if e.user_id == user_id and e.name == name), None)

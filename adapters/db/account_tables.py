@@ -66,7 +66,7 @@ class SearchRow(Base):
     kind: Mapped[str] = mapped_column(String(10))  # 'single' or 'batch'
     address: Mapped[str] = mapped_column(String(500))
     building_key: Mapped[str | None] = mapped_column(String(200))
-    occupant_count: Mapped[int] = mapped_column(Integer, default=0)
+    occupant_count: Mapped[int | None] = mapped_column(Integer)  # None: no occupant source covers it
     result_json: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime]
 

@@ -18,7 +18,7 @@ import httpx
 
 from adapters.naics_mapping import naics_for_types
 from adapters.providers.common import as_float, unavailable
-from domain.occupancy import UNKNOWN, GeoPoint, Occupant, ParsedAddress
+from domain.occupancy import UNKNOWN, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
 
 log = logging.getLogger("perilscope.providers.google_places")
 
@@ -60,8 +60,16 @@ class GooglePlacesProvider:
         self._delay = page_token_delay_seconds
         self._sleep = sleep
 
+    async def coverage(self, address: ParsedAddress, point: GeoPoint | None) -> OccupantCoverage:
+        return OccupantCoverage(
+            covered=point is not None and point.at_address,
+            source=self.name,
+            covers=f"Occupant data: Google Places, businesses within {self._radius} m of the address's geocoded point",
+            photos=True,
+        )
+
     async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]:
-        if point is None:  # nothing to search around
+        if point is None or not point.at_address:  # a ZIP's or a place's centre is no building's
             return []
         params: dict[str, str] = {
             "location": f"{point.lat},{point.lng}",

@@ -15,7 +15,7 @@ import httpx
 
 from adapters.naics_mapping import naics_for_types
 from adapters.providers.common import as_float, unavailable
-from domain.occupancy import UNKNOWN, GeoPoint, Occupant, ParsedAddress
+from domain.occupancy import UNKNOWN, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
 
 log = logging.getLogger("perilscope.providers.yelp")
 
@@ -44,8 +44,16 @@ class YelpFusionProvider:
         self._radius = radius_meters
         self._max_distance = max_distance_meters
 
+    async def coverage(self, address: ParsedAddress, point: GeoPoint | None) -> OccupantCoverage:
+        return OccupantCoverage(
+            covered=point is not None and point.at_address,
+            source=self.name,
+            covers=f"Occupant data: Yelp Fusion, businesses within {self._radius} m of the address's geocoded point",
+            photos=False,
+        )
+
     async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]:
-        if point is None:
+        if point is None or not point.at_address:  # a ZIP's or a place's centre is no building's
             return []
         params = {
             "latitude": str(point.lat),

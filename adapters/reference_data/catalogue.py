@@ -17,12 +17,18 @@ class CatalogueEntry:
 
 
 EMBEDDED_CATALOGUE: tuple[CatalogueEntry, ...] = (
-    CatalogueEntry("nri_counties", "nri_county", ("nri_counties_dec2025_scores.csv",), "NRI v1.20.0 (December 2025)", "2025-12"),
+    # The scores, then the Census names that give each county its legal type (readers.py).
+    CatalogueEntry(
+        "nri_counties", "nri_county",
+        ("nri_counties_dec2025_scores.csv", "place_county_census_national_places.csv.gz", "ct_town_planning_region_2022.csv"),
+        "NRI v1.20.0 (December 2025)", "2025-12",
+    ),
     CatalogueEntry("zip_counties", "zip_county", ("zip_county_primary.csv.gz",), "SimpleMaps 2024 + GeoNames", "2024"),
     CatalogueEntry(
         "zip_county_shares", "zip_county_share", ("zip_county_hud_2023q1.csv.gz",),
         "HUD-USPS ZIP–County crosswalk 2023 Q1", "2023-03",
     ),
+    CatalogueEntry("zip_points", "zip_point", ("zip_geonames.csv.gz",), "GeoNames postal codes", None),
     CatalogueEntry(
         "place_counties",
         "place_county",

@@ -130,7 +130,7 @@ async def load_dataset(
         if loaded is not None and loaded.source_fingerprint == fingerprint:
             return LoadReport(dataset.name, dataset.version, loaded.row_count, 0.0, skipped=True)
     started = time.perf_counter()
-    rows: Rows = [row for path in paths for row in dataset.read(path)]
+    rows: Rows = dataset.rows(paths)
     table = Base.metadata.tables[dataset.table]
     async with engine.begin() as connection:
         # A full dataset replaces its table; an import replaces only its own earlier rows.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+import unicodedata
 from pathlib import Path
 
 import pandas as pd
@@ -39,6 +40,12 @@ class Dataset:
     read: Callable[[Path], Rows]
     version: str
     as_of: str | None = None  # the date of the data itself (a release, a snapshot), not of loading it
+    # A dataset whose first file is the table and the others describe it (names, say): read
+    # together. Without it, each file is read into rows of its own.
+    read_together: Callable[[list[Path]], Rows] | None = None
+
+    def rows(self, paths: list[Path]) -> Rows:
+        return self.read_together(paths) if self.read_together else [row for path in paths for row in self.read(path)]
 
 
 def _csv(path: Path, **kwargs) -> pd.DataFrame:  # noqa: ANN003
@@ -105,6 +112,59 @@ def read_nri_counties(path: Path) -> Rows:
     return _records(out)
 
 
+# The legal type the Census puts after a county's name (FEMA's COUNTY column leaves it off, so
+# "Baltimore" is both 24005 Baltimore County and 24510 Baltimore city); the longest first.
+LEGAL_TYPES = ("City and Borough", "Census Area", "Planning Region", "Municipality", "Municipio", "Borough",
+               "Parish", "County", "city")
+
+
+def read_nri_counties_with_legal_names(paths: list[Path]) -> Rows:
+    """FEMA's county table, each name completed with its legal type as the Census gives it
+    ("Baltimore County", "Baltimore city", "Capitol Planning Region"): Census national places
+    give the type of every county with a place in it, Connecticut's crosswalk its planning
+    regions. A county neither names keeps FEMA's name (its FIPS code tells it apart)."""
+    table, *name_files = paths
+    rows = read_nri_counties(table)
+    census_names: dict[str, str] = {}
+    for path in name_files:
+        census_names.update(_census_county_names(path))
+    for row in rows:
+        full = legal_name(str(row["county_name"] or ""), census_names.get(str(row["county_fips"]), ""))
+        row["county_name"] = full or row["county_name"]
+    return rows
+
+
+def _census_county_names(path: Path) -> dict[str, str]:
+    frame = _csv(path)
+    if "planning_region_fips" in frame.columns:  # Connecticut's towns -> planning regions
+        _require(frame, path, ["planning_region_fips", "planning_region_name"])
+        return dict(zip(frame["planning_region_fips"].str.zfill(5), frame["planning_region_name"], strict=True))
+    _require(frame, path, ["county_fips_2010", "county_fips_nri", "county_name"])
+    # Only where the Census county is the NRI's (not Connecticut's legacy counties, nor Alaska's
+    # split Valdez-Cordova): the name is then the same county's.
+    same = frame[frame["county_fips_2010"] == frame["county_fips_nri"]]
+    return dict(zip(same["county_fips_nri"].str.zfill(5), same["county_name"], strict=True))
+
+
+def legal_name(fema_name: str, census_name: str) -> str | None:
+    """FEMA's name with the Census' legal type after it, or None when the Census name gives none."""
+    if not fema_name or not census_name:
+        return None
+    folded_fema, folded_census = _folded(fema_name), _folded(census_name)
+    if folded_census.startswith(folded_fema + " "):
+        return fema_name + census_name[len(fema_name):]
+    if folded_census == folded_fema:
+        return fema_name  # a name with no legal type: "District of Columbia", "Carson City"
+    kind = next((t for t in LEGAL_TYPES if census_name.endswith(" " + t)), None)
+    return f"{fema_name} {kind}" if kind else None
+
+
+def _folded(name: str) -> str:
+    """Lower case without accents: the Census writes "Dona Ana", FEMA "Doña Ana"."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
 # --- ZIP to county ---------------------------------------------------------------------
 
 
@@ -125,6 +185,23 @@ def read_zip_counties(path: Path) -> Rows:
         }
     ).drop_duplicates("zip")
     return _records(out)
+
+
+def read_zip_points(path: Path) -> Rows:
+    """GeoNames postal codes (`zip, county_fips, lat, lng`): each ZIP's point with the county
+    GeoNames puts it in."""
+    frame = _csv(path)
+    _require(frame, path, ["zip", "county_fips", "lat", "lng"])
+    out = pd.DataFrame(
+        {
+            "zip": frame["zip"].str.zfill(5),
+            "source": "geonames",
+            "county_fips": frame["county_fips"].str.zfill(5),
+            "lat": _number(frame["lat"]),
+            "lng": _number(frame["lng"]),
+        }
+    )
+    return _records(out[out["lat"].notna() & out["lng"].notna()].drop_duplicates("zip"))
 
 
 def read_hud_zip_county_shares(path: Path) -> Rows:
@@ -150,7 +227,7 @@ def read_hud_zip_county_shares(path: Path) -> Rows:
     return _records(out.drop_duplicates(["zip", "county_fips"]))
 
 
-def _place_rows(frame: pd.DataFrame, source: str, share: pd.Series) -> Rows:
+def _place_rows(frame: pd.DataFrame, source: str, share: pd.Series, points: pd.DataFrame | None = None) -> Rows:
     county = frame["county_fips_nri"] if "county_fips_nri" in frame else frame["county_fips"]
     out = pd.DataFrame(
         {
@@ -162,6 +239,8 @@ def _place_rows(frame: pd.DataFrame, source: str, share: pd.Series) -> Rows:
             "source": source,
         }
     )
+    if points is not None:  # the place's point (in its county, as the source says) and its ZIPs
+        out = out.join(points)
     return _records(out[out["county_fips"].notna() & (out["place_key"] != "")])
 
 
@@ -184,8 +263,21 @@ def read_simplemaps_city_counties(path: Path) -> Rows:
     """SimpleMaps cities: one county per city (its point), one row per city × ZIP in the file."""
     frame = _csv(path).rename(columns={"city": "place_name"})
     _require(frame, path, ["state", "place_name", "county_fips"])
-    frame = frame.drop_duplicates(["state", "place_name", "county_fips"])
-    return _place_rows(frame, "simplemaps_cities", pd.Series(1.0, index=frame.index))
+    city = ["state", "place_name", "county_fips"]
+    zips = (
+        frame.dropna(subset=["zip"]).groupby(city, sort=False)["zip"].agg(lambda z: "|".join(dict.fromkeys(z.str.zfill(5))))
+        if "zip" in frame else None
+    )
+    frame = frame.drop_duplicates(city)
+    points = pd.DataFrame(
+        {
+            "lat": _number(frame["lat"]) if "lat" in frame else None,
+            "lng": _number(frame["lng"]) if "lng" in frame else None,
+            "zips": [zips.get(tuple(key)) for key in frame[city].itertuples(index=False)] if zips is not None else None,
+        },
+        index=frame.index,
+    )
+    return _place_rows(frame, "simplemaps_cities", pd.Series(1.0, index=frame.index), points)
 
 
 def read_place_counties(path: Path) -> Rows:
@@ -320,12 +412,15 @@ READER_BY_DATASET: dict[str, Callable[[Path], Rows]] = {
     "nri_counties": read_nri_counties,
     "zip_counties": read_zip_counties,
     "zip_county_shares": read_hud_zip_county_shares,
+    "zip_points": read_zip_points,
     "place_counties": read_place_counties,
     "naics": read_naics,
     "businesses": read_city_business_registry,
     "buildings": read_seattle_buildings,
 }
+READ_TOGETHER: dict[str, Callable[[list[Path]], Rows]] = {"nri_counties": read_nri_counties_with_legal_names}
 EMBEDDED_DATASETS: tuple[Dataset, ...] = tuple(
-    Dataset(entry.name, entry.table, entry.files, READER_BY_DATASET[entry.name], entry.version, entry.as_of)
+    Dataset(entry.name, entry.table, entry.files, READER_BY_DATASET[entry.name], entry.version, entry.as_of,
+            READ_TOGETHER.get(entry.name))
     for entry in EMBEDDED_CATALOGUE
 )

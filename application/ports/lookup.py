@@ -10,7 +10,7 @@ from typing import Protocol
 from domain.address import BuildingKey
 from domain.county_choice import CountyChoice
 from domain.lookup_result import DatasetVersion, LookupResult
-from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
+from domain.occupancy import Building, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
 from domain.perils import PerilScores
 
 
@@ -74,10 +74,53 @@ class Geocoder(Protocol):
     async def geocode(self, address: ParsedAddress) -> GeoPoint | None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class CountyPoint:
+    """A point with the county its own source puts it in (no polygons: only the source says so)."""
+
+    point: GeoPoint
+    county_fips: str
+
+
+class ReferencePoints(Protocol):
+    async def points(self, address: ParsedAddress) -> list[CountyPoint]:
+        """The named place's point (match level "place"), then the ZIP code's points ("zip_centroid"),
+        each with its source's county, best first."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceReading:
+    """A place an address without a ZIP code may name: its state, name, counties (share of its
+    people in each), ZIP codes, and, when the street matched a building or business record there,
+    that record's street and ZIP."""
+
+    state: str
+    city: str
+    counties: tuple[tuple[str, float], ...]
+    zips: tuple[str, ...] = ()
+    street: str | None = None
+    zip5: str | None = None
+    notes: tuple[str, ...] = ()  # how the typed city, state or street was read
+
+
+class PlaceResolver(Protocol):
+    async def readings(self, street: str, city: str, state: str | None) -> list[PlaceReading]:
+        """The places a city and state (either possibly misspelt, the state possibly missing)
+        name, best first: none when nothing is near enough, several when the city without a
+        state names places in several states."""
+        ...
+
+
 class PlacesProvider(Protocol):
     name: str
 
     async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]: ...
+
+    async def coverage(self, address: ParsedAddress, point: GeoPoint | None) -> OccupantCoverage:
+        """Whether the source knows the businesses at this address: outside its coverage its
+        empty list means 'unknown', never 'none'."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +156,7 @@ class StoredSearch:
     user_id: str
     kind: str
     address: str
-    occupant_count: int
+    occupant_count: int | None  # None: unknown (no occupant source covers the address)
     result: LookupResult | dict | None  # dict: stored before answers were typed, shown as stored
     created_at: datetime
     building_key: str | None = None  # the normalised address, for search caching

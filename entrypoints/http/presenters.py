@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from domain.lookup_result import LookupResult, address_text
-from domain.occupancy import UNKNOWN, Occupant
+from domain.occupancy import UNKNOWN, Occupant, OccupantCoverage
 from domain.answer_record import location_record, perils_record, ratings_record, receipt_record, tract_record
 from domain.perils import PerilScores
 
@@ -108,6 +108,15 @@ class ExtraInfoBody(msgspec.Struct):
     rating: float | None
 
 
+class OccupantCoverageBody(msgspec.Struct):
+    """Whether an occupant source covers the address: if not, occupants are unknown (total_results null)."""
+
+    covered: bool
+    source: str | None  # the occupant source's name
+    covers: str  # what the source covers, to be said once on the page
+    photos: bool  # whether the source gives photos (else their count is unknown)
+
+
 class SearchResultBody(msgspec.Struct):
     search_id: str
     query: str
@@ -115,7 +124,7 @@ class SearchResultBody(msgspec.Struct):
     timestamp: str
     building: dict[str, Any] | None
     occupants: list[OccupantBody]
-    total_results: int
+    total_results: int | None  # null: no occupant source covers the address (unknown, not none)
     perils: dict[str, float | None]  # XXXX_Score per hazard and Total_Score; null: not applicable or unknown
     ratings: dict[str, str | None]
     Total_Score: float | None  # noqa: N815
@@ -131,6 +140,8 @@ class SearchResultBody(msgspec.Struct):
     location: LocationBody | None = None
     # The census tract's scores, when the tract is known and its NRI table loaded.
     tract: TractBody | None = None
+    # Absent on answers stored before coverage was recorded.
+    occupant_coverage: OccupantCoverageBody | None = None
 
 
 def occupant_body(occupant: Occupant) -> OccupantBody:
@@ -165,7 +176,7 @@ def result_body(result: LookupResult | dict) -> SearchResultBody | None:
         timestamp=result.provenance.scored_at,
         building=asdict(result.building) if result.building else None,
         occupants=occupants,
-        total_results=len(occupants),
+        total_results=result.occupant_count,
         perils=perils_record(result),
         ratings=ratings_record(result),
         Total_Score=scores.total,
@@ -181,7 +192,15 @@ def result_body(result: LookupResult | dict) -> SearchResultBody | None:
         receipt=msgspec.convert(receipt_record(result), ReceiptBody),
         location=msgspec.convert(location_record(result.location), LocationBody),
         tract=msgspec.convert(tract, TractBody) if (tract := tract_record(result)) else None,
+        occupant_coverage=coverage_body(result.occupant_coverage),
     )
+
+
+def coverage_body(coverage: OccupantCoverage | None) -> OccupantCoverageBody | None:
+    if coverage is None:
+        return None
+    return OccupantCoverageBody(covered=coverage.covered, source=coverage.source, covers=coverage.covers,
+                                photos=coverage.photos)
 
 
 class BatchRowBody(msgspec.Struct):

@@ -174,6 +174,9 @@ class CountingPlaces:
         self.calls += 1
         return await self._inner.occupants_at(address, point)
 
+    async def coverage(self, address, point):  # noqa: ANN001, ANN201
+        return await self._inner.coverage(address, point)
+
 
 async def test_search_caching_answers_a_repeat_from_storage_for_24_hours(client: AsyncClient, container: Container) -> None:
     clock = FakeClock(datetime.now(UTC))

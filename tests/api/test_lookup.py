@@ -49,7 +49,7 @@ async def test_seattle_golden_lookup(client: AsyncClient) -> None:
         assert actual == (float(expected) if expected else None), hazard.code
     assert result["Total_Score"] == float(king["RISK_SCORE"])
     receipt = result["receipt"]
-    assert receipt["county_fips"] == "53033" and receipt["county_name"] == "King"
+    assert receipt["county_fips"] == "53033" and receipt["county_name"] == "King County"
     assert receipt["nri_version"].startswith("1.20")
     assert receipt["geocode_match"] == "building" and receipt["geography_level"] == "county"
     assert len(result["Top3_Scores_Combined"].splitlines()) == 3
@@ -313,3 +313,37 @@ async def test_a_census_tract_in_a_loaded_area_shows_its_scores_beside_the_count
     }
     datasets = {d["dataset"]: d for d in receipt["datasets"]}
     assert datasets["nri_tracts:v119_mar2023_7areas"]["as_of"] == "2023-03"
+
+
+async def test_occupants_are_unknown_where_no_source_covers_the_address_and_zero_only_where_one_does(
+    client: AsyncClient,
+) -> None:
+    user = await sign_up_and_log_in(client, "coverage@example.com")
+    miami = (await _look_up(client, user["headers"], "100 Biscayne Blvd, Miami, FL 33130")).json()["result"]
+    assert miami["total_results"] is None and miami["occupants"] == []
+    coverage = miami["occupant_coverage"]
+    assert coverage["covered"] is False and coverage["photos"] is False
+    assert "Seattle, WA" in coverage["covers"] and "San Francisco, CA" in coverage["covers"]
+
+    # A street in a Seattle ZIP with no business registered at it: covered, and none found.
+    empty = (await _look_up(client, user["headers"], "1 Nonesuch Pl, Seattle, WA 98104")).json()["result"]
+    assert empty["occupant_coverage"]["covered"] is True and empty["total_results"] == 0
+
+    seattle = (await _look_up(client, user["headers"], SEATTLE)).json()["result"]
+    assert seattle["occupant_coverage"]["covered"] is True and seattle["total_results"] >= 20
+
+    recent = (await client.get("/api/recent-searches", headers=user["headers"])).json()["searches"]
+    assert [s["total_results"] for s in recent][1:] == [0, None]
+
+
+async def test_counties_that_share_a_name_read_with_their_legal_type(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "names@example.com")
+    city = (await _look_up(client, user["headers"], "100 Holliday St, Baltimore, MD 21202")).json()["result"]
+    county = (await _look_up(client, user["headers"], "400 Washington Ave, Towson, MD 21204")).json()["result"]
+    assert (city["location"]["county_fips"], city["location"]["county_name"]) == ("24510", "Baltimore city")
+    assert (county["location"]["county_fips"], county["location"]["county_name"]) == ("24005", "Baltimore County")
+    hartford = (await _look_up(client, user["headers"], "550 Main St, Hartford, CT 06103")).json()["result"]
+    assert hartford["receipt"]["county_name"] == "Capitol Planning Region"
+    st_louis = (await _look_up(client, user["headers"], "1200 Market St, St. Louis, MO 63103")).json()["result"]
+    assert st_louis["location"]["county_name"] == "St. Louis city"
+    assert all(a["county_name"] != "St. Louis" for a in st_louis["location"]["alternatives"])

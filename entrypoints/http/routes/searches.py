@@ -29,7 +29,7 @@ class RecentSearchBody(msgspec.Struct):
     search_id: str
     address: str
     timestamp: str
-    total_results: int
+    total_results: int | None  # null: no occupant source covers the address
     filtered_results: list[OccupantBody]
     result_data: SearchResultBody | None  # null for a batch
 
