@@ -10,6 +10,10 @@ ifdef DATABASE_URL
 export DATABASE_URL
 endif
 
+# .env (from .env.example), when there is one, applied to what `make run` starts; a variable
+# already set (DATABASE_URL=... make run) wins over the file.
+WITH_DOTENV := $(if $(wildcard .env),.venv/bin/dotenv -f .env run --no-override --,)
+
 PY := .venv/bin/python
 UV := .venv/bin/uv
 VENV_STAMP := .venv/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-12)
@@ -24,7 +28,7 @@ help: ## Show this help
 
 run: install web-build migrate data ## Install, build, migrate, load data and serve on http://$(HOST):$(PORT)
 	@echo "Serving PerilScope on http://$(HOST):$(PORT)"
-	.venv/bin/perilscope serve --host $(HOST) --port $(PORT)
+	$(WITH_DOTENV) .venv/bin/perilscope serve --host $(HOST) --port $(PORT)
 
 # The three suites run side by side, each one's output printed whole when it ends: the browser
 # tests wait on the browser and the server most of the time (about half a core of this 2-core
@@ -52,10 +56,10 @@ web/dist/index.html: $(WEB_STAMP) $(WEB_SOURCES)
 	cd web && npm run build
 
 migrate: $(VENV_STAMP) ## Apply database migrations (DATABASE_URL, default SQLite under var/)
-	.venv/bin/perilscope db upgrade
+	$(WITH_DOTENV) .venv/bin/perilscope db upgrade
 
 data: migrate ## Load the reference data from PERILSCOPE_DATA_DIR (skips datasets already loaded)
-	.venv/bin/perilscope data load --if-changed
+	$(WITH_DOTENV) .venv/bin/perilscope data load --if-changed
 
 browser: ## Debian's chromium for the browser tests
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
