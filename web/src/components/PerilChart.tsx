@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, LabelList, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { HAZARDS, formatScore } from '../lib/resultView';
+import { HAZARDS } from '../lib/resultView';
+import { hazardScoreText, ratingText, unscoredMark, unscoredSentences } from '../lib/nriRatings';
 
 interface Props {
   perils: Record<string, number | null>;
@@ -7,12 +8,13 @@ interface Props {
 }
 
 function scoreLabel(value: unknown): string {
-  return typeof value === 'number' ? value.toFixed(1) : 'N/A';
+  return typeof value === 'number' ? value.toFixed(1) : '';
 }
 
 /**
- * All 18 geo peril scores as bars. A hazard that does not apply to the county (null) gets no
- * bar and reads 'N/A' on its axis label and in the table: never a 0.
+ * All 18 geo peril scores as bars. A hazard without a score gets no bar (never a 0); its axis
+ * label, the caption and the table say why in FEMA's words, from the rating the answer gives:
+ * Not Applicable, Insufficient Data or No Rating are three different answers.
  */
 export default function PerilChart({ perils, ratings }: Props) {
   const rows = HAZARDS.map((h) => ({
@@ -22,8 +24,8 @@ export default function PerilChart({ perils, ratings }: Props) {
     score: perils[`${h.code}_Score`] ?? null,
     rating: ratings?.[h.code] ?? null,
   }));
-  const notApplicable = rows.filter((r) => r.score === null);
-  const notApplicableOnAxis = new Set(notApplicable.map((r) => r.axisName));
+  const marks = new Map(rows.map((r) => [r.axisName, unscoredMark(r.score, r.rating)]));
+  const unscored = unscoredSentences(rows);
   return (
     <figure className="peril-chart" data-testid="peril-chart">
       <div style={{ width: '100%', height: 560 }}>
@@ -37,9 +39,9 @@ export default function PerilChart({ perils, ratings }: Props) {
               width={170}
               interval={0}
               tick={{ fontSize: 12 }}
-              tickFormatter={(name: string) => (notApplicableOnAxis.has(name) ? `${name} (N/A)` : name)}
+              tickFormatter={(name: string) => `${name}${marks.get(name) ?? ''}`}
             />
-            <Tooltip formatter={(value) => scoreLabel(value)} />
+            <Tooltip formatter={(value, _name, item) => hazardScoreText(typeof value === 'number' ? value : null, (item?.payload as { rating?: string | null } | undefined)?.rating)} />
             <Bar dataKey="score" name="Score (0-100)" fill="#0f7c8c" isAnimationActive={false}>
               <LabelList dataKey="score" position="right" fontSize={11} formatter={scoreLabel} />
             </Bar>
@@ -48,7 +50,7 @@ export default function PerilChart({ perils, ratings }: Props) {
       </div>
       <figcaption className="muted small">
         FEMA National Risk Index scores, 0 to 100 (county level).
-        {notApplicable.length > 0 && ` Not applicable here (N/A): ${notApplicable.map((r) => r.name).join(', ')}.`}
+        {unscored.map((sentence) => ` ${sentence}`).join('')}
       </figcaption>
       <details className="peril-table">
         <summary>All 18 scores as a table</summary>
@@ -64,8 +66,8 @@ export default function PerilChart({ perils, ratings }: Props) {
             {rows.map((r) => (
               <tr key={r.code}>
                 <th scope="row">{r.name}</th>
-                <td>{formatScore(r.score, 1)}</td>
-                <td>{r.rating ?? 'N/A'}</td>
+                <td>{hazardScoreText(r.score, r.rating)}</td>
+                <td>{ratingText(r.rating)}</td>
               </tr>
             ))}
           </tbody>

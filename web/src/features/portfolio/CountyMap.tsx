@@ -1,6 +1,6 @@
 import { geoPath } from 'd3-geo';
 import type { Feature, Geometry } from 'geojson';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type KeyboardEvent } from 'react';
 import { feature, mesh } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 import {
@@ -81,7 +81,14 @@ function unitOf(fips: string, units: Map<string, MapUnit>): MapUnit | undefined 
   return units.get(fips.startsWith(CONNECTICUT) ? CONNECTICUT : fips);
 }
 
-/** A US county choropleth of the book: each county present is coloured, focusable and explained. */
+/** Keys that move between the counties present on the map, and by how many. */
+const STEPS: Record<string, number> = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+
+/**
+ * A US county choropleth of the book: each county present is coloured and explained. The map is
+ * one tab stop (a book may cover 1,359 counties): the arrow keys, Home and End move between its
+ * counties; the county table after it is the keyboard's way through them all.
+ */
 export function CountyMap({ units, measure, valueName, onDrawn }: Props) {
   const [shapes, setShapes] = useState<Shapes | null>(shapesBuilt);
   const [failed, setFailed] = useState(false);
@@ -113,6 +120,24 @@ export function CountyMap({ units, measure, valueName, onDrawn }: Props) {
   const colours = classColours(bounds);
   const drawn = shapes?.counties ?? [];
   const activeUnit = active ? unitOf(active.fips, units) : undefined;
+  const present = useMemo(() => drawn.filter((c) => unitOf(c.fips, units)).map((c) => c.fips), [drawn, units]);
+  const [current, setCurrent] = useState<string | null>(null);
+  // The one county in the tab order: the last one moved to, else the first present.
+  const stop = current !== null && present.includes(current) ? current : present[0] ?? null;
+
+  function move(event: KeyboardEvent<SVGSVGElement>) {
+    if (stop === null) return;
+    const at = present.indexOf(stop);
+    let next: number;
+    if (event.key in STEPS) next = Math.min(present.length - 1, Math.max(0, at + STEPS[event.key]!));
+    else if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = present.length - 1;
+    else return;
+    event.preventDefault();
+    const fips = present[next]!;
+    setCurrent(fips);
+    event.currentTarget.querySelector<SVGPathElement>(`path[data-fips="${fips}"]`)?.focus();
+  }
 
   if (failed) return <p className="muted" role="alert">The map could not be drawn. The county table below lists every county.</p>;
   if (!shapes) return <p className="muted">Drawing the map...</p>;
@@ -122,9 +147,10 @@ export function CountyMap({ units, measure, valueName, onDrawn }: Props) {
         <svg
           viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
           role="group"
-          aria-label={`Map of US counties shaded by ${measure === 'value' ? valueName ?? 'value' : 'locations'}. Counties with locations can be focused; the table after the map lists them all.`}
+          aria-label={`Map of US counties shaded by ${measure === 'value' ? valueName ?? 'value' : 'locations'}. One tab stop: the arrow keys move between the counties with locations; the table after the map lists them all.`}
           data-testid="county-map"
           onMouseLeave={() => setActive(null)}
+          onKeyDown={move}
         >
           {drawn.map((county) => {
             const unit = unitOf(county.fips, units);
@@ -138,9 +164,12 @@ export function CountyMap({ units, measure, valueName, onDrawn }: Props) {
                 data-fips={county.fips}
                 role="img"
                 aria-label={`${unit.key === CONNECTICUT ? unit.label : `${county.name}, ${county.state}`}: ${describe(unit)}`}
-                tabIndex={0}
+                tabIndex={county.fips === stop ? 0 : -1}
                 onMouseEnter={() => setActive(county)}
-                onFocus={() => setActive(county)}
+                onFocus={() => {
+                  setActive(county);
+                  setCurrent(county.fips);
+                }}
                 onBlur={() => setActive(null)}
               />
             ) : (

@@ -1,6 +1,6 @@
 import { Suspense, lazy, type ReactNode } from 'react';
 import type { PerilDistribution } from '../../api/types';
-import { binLabel, count, percent } from './figures';
+import { binLabel, count, percent, unknownParts } from './figures';
 import { ScrollBox } from './ScrollBox';
 import { useFirstViewShown } from './afterMap';
 
@@ -14,7 +14,7 @@ export function Histograms({ distributions, peril, rows }: { distributions: Peri
     <>
       <ScoreHistogram bins={chosen.bins} testId="histogram">
         {chosen.name}: {count(chosen.scored)} location(s) with a score, by score (0 to 100).{' '}
-        {chosen.unknown > 0 && `${count(chosen.unknown)} without one (not located, or the peril does not apply there) are left out, not counted as 0. `}
+        {chosen.unknown > 0 && `${count(chosen.unknown)} without one are left out, not counted as 0 (${unknownParts(chosen.unknown, chosen.ratings).join('; ')}). `}
         {count(chosen.high)} rated Relatively High or Very High.
       </ScoreHistogram>
       <details className="peril-table">

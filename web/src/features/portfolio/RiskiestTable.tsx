@@ -34,7 +34,7 @@ export function RiskiestTable({ filename, riskiest, perilName }: { filename: str
               <td><Link to={resultLink(filename, location.index)}>{location.address || `Row ${location.row}`}</Link></td>
               <td>{location.county_fips ? countyLabel({ ...location, county_fips: location.county_fips }) : "—"}</td>
               <td>{score(location.score)}</td>
-              <td>{location.rating ?? 'N/A'}</td>
+              <td>{location.rating ?? '—'}</td>
               {withTract && <td>{tractCell(location)}</td>}
             </tr>
           ))}

@@ -50,8 +50,33 @@ export function orderedRatings(ratings: Iterable<string>): string[] {
   return seen.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
+/**
+ * The server's 'no rating' is a row that carries no rating at all (not located, or no scores for
+ * its county): never FEMA's 'No Rating' (rated 0), 'Not Applicable' or 'Insufficient Data', which
+ * keep FEMA's words.
+ */
+export const NOT_SCORED = 'Not scored (no rating in the row)';
+
 export function ratingLabel(rating: string): string {
-  return rating === 'no rating' ? 'Unknown' : rating;
+  return rating === 'no rating' ? NOT_SCORED : rating;
+}
+
+/**
+ * Why `unknown` locations have no score for a peril, from its ratings: FEMA's Not Applicable and
+ * Insufficient Data by name, the rest not scored (not located, or no scores for the county).
+ */
+export function unknownParts(unknown: number, ratings: Record<string, number>): string[] {
+  const parts: string[] = [];
+  let named = 0;
+  for (const rating of ['Not Applicable', 'Insufficient Data']) {
+    const n = Math.min(ratings[rating] ?? 0, unknown - named);
+    if (n > 0) {
+      parts.push(`${count(n)} ${rating}`);
+      named += n;
+    }
+  }
+  if (unknown - named > 0) parts.push(`${count(unknown - named)} not scored (not located, or no scores for the county)`);
+  return parts;
 }
 
 /** A county on the map: its own figures, or for Connecticut the state's planning regions together. */

@@ -5,7 +5,7 @@ import type { PortfolioSummary } from '../../api/types';
 import { ANN } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
-import { classBounds, classColours, classOf, mapUnits } from './figures';
+import { NOT_SCORED, classBounds, classColours, classOf, mapUnits, ratingLabel, unknownParts } from './figures';
 
 const FILE = 'book_export_20261125_120000_000001.csv';
 const ROUTE = `/portfolio/${encodeURIComponent(FILE)}`;
@@ -124,7 +124,9 @@ describe('the portfolio page', { timeout: 30_000 }, () => {
     const present = map.querySelectorAll('path.county-present');
     expect([...present].map((p) => p.getAttribute('data-fips')).filter((f) => !f!.startsWith('09'))).toEqual(['53033']);
     expect([...present].filter((p) => p.getAttribute('data-fips')!.startsWith('09'))).toHaveLength(8);
-    expect(screen.getByRole('img', { name: 'King, Washington: 3 locations' })).toHaveAttribute('tabindex', '0');
+    // The map is one tab stop (#26, item 8): one county in the tab order, the others reached with the arrow keys.
+    expect([...present].filter((p) => p.getAttribute('tabindex') === '0')).toHaveLength(1);
+    expect([...present].filter((p) => p.getAttribute('tabindex') === '-1')).toHaveLength(present.length - 1);
     expect(screen.getByText(/Connecticut: the scores are for its 9 planning regions/)).toBeInTheDocument();
     expect(screen.getByText(/Not on the map: San Juan/)).toBeInTheDocument();
 
@@ -164,6 +166,34 @@ describe('the portfolio page', { timeout: 30_000 }, () => {
     const rows = within(riskiest).getAllByRole('row').slice(1);
     expect(rows[0]).toHaveTextContent(`61.5 Relatively High (NRI ${V119}; county NRI 1.20.0)`);
     expect(within(rows[1]!).getAllByRole('cell').at(-1)).toHaveTextContent('N/A'); // unknown, not 0
+  });
+
+  it('the map is one tab stop: Tab goes from the skip link through one county to what follows; arrows move between counties (#26, item 8)', async () => {
+    servePortfolio();
+    const { user } = renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
+    const map = await screen.findByTestId('county-map', {}, { timeout: 10_000 });
+    await waitFor(() => expect(map.querySelectorAll('path.county-present').length).toBe(9));
+    await screen.findByRole('table', { name: 'Locations per county' }, { timeout: 10_000 });
+    await screen.findByRole('table', { name: /riskiest locations/ }, { timeout: 10_000 });
+    const skip = screen.getByRole('link', { name: 'Skip the map to the county table' });
+    skip.focus();
+    await user.tab();
+    const first = document.activeElement as Element;
+    expect(first.classList.contains('county-present')).toBe(true);
+    await user.tab();
+    // One Tab and the keyboard has left the map.
+    expect(map.contains(document.activeElement)).toBe(false);
+    await user.tab({ shift: true });
+    expect(document.activeElement).toBe(first);
+    await user.keyboard('{End}');
+    const last = document.activeElement as Element;
+    expect(last).not.toBe(first);
+    expect(last.classList.contains('county-present')).toBe(true);
+    expect(last).toHaveAttribute('tabindex', '0');
+    expect(first).toHaveAttribute('tabindex', '-1');
+    await user.keyboard('{ArrowLeft}');
+    expect(document.activeElement).not.toBe(last);
+    expect(map.querySelectorAll('path[tabindex="0"]')).toHaveLength(1);
   });
 
   it('a county shows its tooltip when focused', async () => {
@@ -221,5 +251,19 @@ describe('the portfolio page', { timeout: 30_000 }, () => {
     );
     renderApp({ route: ROUTE, preloadedState: signedInState(ANN) });
     expect(await screen.findByText('This export has no rows.', {}, { timeout: 10_000 })).toBeInTheDocument();
+  });
+});
+
+describe("the portfolio keeps FEMA's words apart from a row without a rating (#26, item 1)", () => {
+  it("labels the server's 'no rating' as not scored, never FEMA's No Rating nor 'Unknown'", () => {
+    expect(ratingLabel('no rating')).toBe(NOT_SCORED);
+    expect(NOT_SCORED).not.toMatch(/^No Rating|Unknown/);
+    for (const word of ['No Rating', 'Not Applicable', 'Insufficient Data']) expect(ratingLabel(word)).toBe(word);
+  });
+
+  it('says why locations have no score: Not Applicable, Insufficient Data, or not scored', () => {
+    expect(unknownParts(6, { 'Not Applicable': 2, 'Insufficient Data': 3, 'no rating': 1, 'Very High': 4 }))
+      .toEqual(['2 Not Applicable', '3 Insufficient Data', '1 not scored (not located, or no scores for the county)']);
+    expect(unknownParts(1, {})).toEqual(['1 not scored (not located, or no scores for the county)']);
   });
 });

@@ -1,6 +1,7 @@
 import type { TractScores } from '../../api/types';
 import { Banner } from '../../components/Banner';
 import { HAZARDS, formatScore } from '../../lib/resultView';
+import { hazardScoreText, ratingText } from '../../lib/nriRatings';
 
 /** The census tract's own NRI scores, beside the county's, with the release they come from. */
 export function TractSection({ tract }: { tract: TractScores }) {
@@ -30,8 +31,8 @@ export function TractSection({ tract }: { tract: TractScores }) {
               {HAZARDS.map((h) => (
                 <tr key={h.code}>
                   <th scope="row">{h.name}</th>
-                  <td>{formatScore(tract.perils[`${h.code}_Score`] ?? null)}</td>
-                  <td>{tract.ratings[h.code] ?? 'N/A'}</td>
+                  <td>{hazardScoreText(tract.perils[`${h.code}_Score`] ?? null, tract.ratings[h.code], 2)}</td>
+                  <td>{ratingText(tract.ratings[h.code])}</td>
                 </tr>
               ))}
             </tbody>

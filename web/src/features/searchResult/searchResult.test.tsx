@@ -82,7 +82,33 @@ describe('/search-result/{id}', () => {
     const earthquake = within(table).getByRole('rowheader', { name: 'Earthquake', hidden: true }).closest('tr')!;
     expect(within(earthquake).getAllByRole('cell', { hidden: true })[0]).toHaveTextContent('44.0');
     expect(within(table).getAllByRole('row', { hidden: true })).toHaveLength(19);
-    expect(within(chart).getByText(/Not applicable here \(N\/A\): Avalanche\./)).toBeInTheDocument();
+    expect(within(chart).getByText(/Not Applicable \(the hazard does not occur here\): Avalanche\./)).toBeInTheDocument();
+  });
+
+  it("keeps FEMA's Not Applicable, Insufficient Data and No Rating apart in the caption, the axis and the table (#26, item 1)", async () => {
+    const base = recentSearch('a', '1 Calle Fortaleza');
+    const perils = { ...base.result_data!.perils, ERQK_Score: null, HRCN_Score: null, TRND_Score: 0 };
+    const ratings = { AVLN: 'Not Applicable', ERQK: 'Insufficient Data', HRCN: 'Insufficient Data', TRND: 'No Rating', Total: 'Very High' };
+    storedSearches([recentSearch('a', '1 Calle Fortaleza', { perils, ratings })]);
+    openResult('/search-result/a');
+    const chart = await screen.findByTestId('peril-chart');
+    const caption = chart.querySelector('figcaption')!;
+    expect(caption).toHaveTextContent('Not Applicable (the hazard does not occur here): Avalanche.');
+    expect(caption).toHaveTextContent('Insufficient Data (FEMA has too little data to estimate it): Earthquake, Hurricane.');
+    expect(caption).toHaveTextContent('No Rating (FEMA rates it 0): Tornado.');
+    // Insufficient Data is never called not applicable.
+    expect(caption.textContent).not.toMatch(/Not Applicable[^.]*Earthquake/);
+    const table = within(chart).getByRole('table', { name: 'Geo peril scores', hidden: true });
+    const cells = (name: string) => within(within(table).getByRole('rowheader', { name, hidden: true }).closest('tr')!)
+      .getAllByRole('cell', { hidden: true }).map((td) => td.textContent);
+    expect(cells('Avalanche')).toEqual(['N/A', 'Not Applicable']);
+    expect(cells('Earthquake')).toEqual(['—', 'Insufficient Data']);
+    expect(cells('Hurricane')).toEqual(['—', 'Insufficient Data']);
+    expect(cells('Tornado')).toEqual(['0.0', 'No Rating']);
+    const ticks = [...chart.querySelectorAll('.recharts-cartesian-axis-tick-value')].map((t) => t.textContent);
+    expect(ticks).toContain('Avalanche (N/A)');
+    expect(ticks).toContain('Earthquake (no data)');
+    expect(ticks).toContain('Tornado (no rating)');
   });
 
   it('disables Previous at the oldest search and Next goes to the next one', async () => {
