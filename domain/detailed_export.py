@@ -24,8 +24,9 @@ def _hazard_columns(prefix: str, of_what: str) -> tuple[tuple[str, str], ...]:
         column
         for hazard in HAZARDS
         for column in (
-            (f"{prefix}{hazard.code}_Score", f"{of_what}{hazard.name} score (NRI {hazard.nri_code}), 0 to 100; empty: not applicable or unknown"),
-            (f"{prefix}{hazard.code}_Rating", f"{of_what}{hazard.name} rating"),
+            (f"{prefix}{hazard.code}_Score", f"{of_what}{hazard.name} score (NRI {hazard.nri_code}), 0 to 100; empty: no score (the rating says why)"),
+            (f"{prefix}{hazard.code}_Rating", f"{of_what}{hazard.name} rating, in FEMA's words: Very Low to Very High; "
+             "Not Applicable (the hazard does not occur there), Insufficient Data (no estimate), No Rating (score 0)"),
         )
     )
 

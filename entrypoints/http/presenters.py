@@ -73,7 +73,7 @@ class TractBody(msgspec.Struct):
     county_fips: str
     nri_version: str | None
     tract_from: str  # where the tract came from: geocoder or building record
-    perils: dict[str, float | None]  # XXXX_Score per hazard and Total_Score; null: not applicable or unknown
+    perils: dict[str, float | None]  # XXXX_Score per hazard and Total_Score; null: no score (ratings says why: Not Applicable or Insufficient Data)
     ratings: dict[str, str | None]
     Total_Score: float | None  # noqa: N815
     Top3_Scores_Combined: str  # noqa: N815
@@ -125,8 +125,8 @@ class SearchResultBody(msgspec.Struct):
     building: dict[str, Any] | None
     occupants: list[OccupantBody]
     total_results: int | None  # null: no occupant source covers the address (unknown, not none)
-    perils: dict[str, float | None]  # XXXX_Score per hazard and Total_Score; null: not applicable or unknown
-    ratings: dict[str, str | None]
+    perils: dict[str, float | None]  # XXXX_Score per hazard and Total_Score; null: no score (ratings says why: Not Applicable or Insufficient Data)
+    ratings: dict[str, str | None]  # FEMA's words: Very Low..Very High, Not Applicable, Insufficient Data, No Rating
     Total_Score: float | None  # noqa: N815
     Top3_Scores_Combined: str  # noqa: N815
     naics_code: str

@@ -49,6 +49,8 @@ async def test_each_format_keeps_the_rows_in_order_with_the_users_columns(client
     assert seattle["match_level"] == "building" and float(seattle["lat"]) > 47 and int(seattle["occupant_count"]) >= 20
     # Puerto Rico has no NRI scores: empty, never 0.
     assert san_juan["county_fips"] == "72127" and san_juan["Total_Score"] == "" and san_juan["HRCN_Score"] == ""
+    # FEMA's three kinds of no score stay apart, in FEMA's words (#26, item 1).
+    assert (san_juan["ERQK_Rating"], san_juan["AVLN_Rating"]) == ("Insufficient Data", "Not Applicable")
     assert san_juan["county_name"] == "San Juan Municipio" and seattle["county_name"] == "King County"
     # No occupant source covers San Juan: its occupants are unknown (empty), not none (0).
     assert san_juan["occupant_count"] == "" and unread["occupant_count"] == ""

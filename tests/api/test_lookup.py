@@ -347,3 +347,12 @@ async def test_counties_that_share_a_name_read_with_their_legal_type(client: Asy
     st_louis = (await _look_up(client, user["headers"], "1200 Market St, St. Louis, MO 63103")).json()["result"]
     assert st_louis["location"]["county_name"] == "St. Louis city"
     assert all(a["county_name"] != "St. Louis" for a in st_louis["location"]["alternatives"])
+
+
+async def test_fema_keeps_not_applicable_insufficient_data_and_no_rating_apart(client: AsyncClient) -> None:
+    user = await sign_up_and_log_in(client, "three-kinds@example.com")
+    miami = (await _look_up(client, user["headers"], "100 Biscayne Blvd, Miami, FL 33130")).json()["result"]
+    ratings, perils = miami["ratings"], miami["perils"]
+    assert (ratings["TSUN"], perils["TSUN_Score"]) == ("Insufficient Data", None)  # no estimate
+    assert (ratings["AVLN"], perils["AVLN_Score"]) == ("Not Applicable", None)  # no avalanche there
+    assert (ratings["WNTW"], perils["WNTW_Score"]) == ("No Rating", 0.0)  # a score of 0, rated none
