@@ -210,13 +210,26 @@ export interface ResultLocation {
   tract_geoid?: string | null;
 }
 
+/** Whether an occupant source covers the address (outside it, occupants are unknown, never 0). */
+export interface OccupantCoverage {
+  covered: boolean;
+  /** The occupant source's name; null when none covers the address. */
+  source: string | null;
+  /** What the occupant data covers, a sentence said once on a page. */
+  covers: string;
+  /** false when the occupant source gives no photos: their count is unknown too. */
+  photos: boolean;
+}
+
 export interface SearchResult {
   search_id: string;
   query: string;
   address: string;
   timestamp: string;
   occupants: Occupant[];
-  total_results: number;
+  /** null: no occupant source covers the address (unknown, never 0). */
+  total_results: number | null;
+  occupant_coverage: OccupantCoverage;
   perils: Record<string, number | null>;
   ratings: Record<string, string | null>;
   Total_Score: number | null;
@@ -238,7 +251,8 @@ export interface RecentSearch {
   search_id: string;
   address: string;
   timestamp: string;
-  total_results: number;
+  /** null: no occupant source covers the address. */
+  total_results: number | null;
   filtered_results: Occupant[];
   result_data: SearchResult | null;
 }

@@ -7,10 +7,13 @@ interface Props {
   caption?: string;
   /** Adds a Status column (the dashboard); without it a closed business is flagged next to its name. */
   showStatus?: boolean;
+  /** false: no occupant source covers the address, so its occupants are unknown (not 'none'). */
+  covered?: boolean;
 }
 
 /** SPEC §2 'Occupant Detail': Occupant, Operations, NAICS Code (with its title as a tooltip). */
-export function OccupantsTable({ occupants, caption, showStatus = false }: Props) {
+export function OccupantsTable({ occupants, caption, showStatus = false, covered = true }: Props) {
+  if (!covered) return <p className="muted">Not covered: no occupant data covers this address, so its occupants are unknown.</p>;
   if (occupants.length === 0) return <p className="muted">No occupants on record at this address.</p>;
   return (
     // Focusable, so keyboard users can scroll a long list (WCAG 2.1.1; axe scrollable-region-focusable).

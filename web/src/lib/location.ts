@@ -52,11 +52,15 @@ function asOf(datasets: DatasetVersion[], name: string): string | null {
 /**
  * 'Occupants 2026-08-02 · NRI 2025-12': the dates of the data itself (the business registry's
  * snapshot and the National Risk Index release), never when it was searched; N/A when unknown.
+ * Where the occupant data does not cover the address its date says nothing about it: left out.
  */
-export function dataDates(receipt: Pick<ScoreReceipt, 'datasets'> | null | undefined): string {
+export function dataDates(
+  receipt: Pick<ScoreReceipt, 'datasets'> | null | undefined,
+  { occupantsCovered = true }: { occupantsCovered?: boolean } = {},
+): string {
   const datasets = receipt?.datasets ?? [];
   const parts = [
-    ['Occupants', asOf(datasets, 'businesses')],
+    ['Occupants', occupantsCovered ? asOf(datasets, 'businesses') : null],
     ['NRI', asOf(datasets, 'nri_counties')],
   ].filter(([, date]) => date).map(([label, date]) => `${label} ${date}`);
   return parts.length ? parts.join(' · ') : 'N/A';

@@ -1,5 +1,6 @@
-import type { Occupant, RecentSearch } from '../api/types';
+import type { Occupant, OccupantCoverage, RecentSearch } from '../api/types';
 import { dataDates, isLowConfidence } from './location';
+import { coverageOf, isCovered, occupantCounts, type CountText } from './occupantCoverage';
 import { describeSector, mostCommonSector } from './naicsSectors';
 
 /**
@@ -85,12 +86,16 @@ export function formatDate(iso: string | null | undefined): string {
 export interface ResultCard {
   id: string;
   address: string;
-  occupants: number;
+  /** 'Not covered' where no occupant source covers the address: unknown, never 0. */
+  occupants: CountText;
   /** null when unknown: shown as N/A, never as a made-up 0 (DESIGN 'Unknown is shown as unknown'). */
   vacancies: number | null;
-  photos: number;
+  /** 'Not available' where the occupant source gives no photos. */
+  photos: CountText;
   /** Occupants closed permanently or temporarily. */
-  operationAlerts: number;
+  operationAlerts: CountText;
+  /** What the occupant data covers; null on answers stored before it was sent. */
+  coverage: OccupantCoverage | null;
   /** The date of the data (occupant registry, NRI release), never of the search. */
   dateLastUpdated: string;
   /** When the search was made. */
@@ -114,7 +119,7 @@ export function toCard(search: RecentSearch): ResultCard {
   const result = search.result_data;
   if (!result) {
     return {
-      id: search.search_id, address: 'Search Failed', occupants: 0, vacancies: null, photos: 0, operationAlerts: 0,
+      id: search.search_id, address: 'Search Failed', occupants: 0, vacancies: null, photos: 0, operationAlerts: 0, coverage: null,
       dateLastUpdated: 'N/A', searched: formatDate(search.timestamp), lowConfidence: false, naicsSummary: 'N/A',
       hasWarning: true, warning: 'Search failed', type: 'Error', totalScore: null,
       top3ScoresCombined: '', naics_code: 'N/A', occupantDetails: [],
@@ -125,14 +130,18 @@ export function toCard(search: RecentSearch): ResultCard {
   // SPEC §8: a business status of CLOSED_PERMANENTLY sets the warning (the result's or an occupant's).
   const closed =
     result.business_status === CLOSED || occupants.some((o) => o.business_status === CLOSED);
+  const coverage = coverageOf({ total_results: search.total_results, occupant_coverage: result.occupant_coverage });
+  const counts = occupantCounts(
+    { occupants: search.total_results, photos: result.extra_info?.photos?.length ?? 0, operationAlerts: closedCount(occupants) },
+    coverage,
+  );
   return {
     id: search.search_id,
     address: text.address,
-    occupants: search.total_results,
+    ...counts,
+    coverage,
     vacancies: result.vacancies ?? text.vacancies,
-    photos: result.extra_info?.photos?.length ?? 0,
-    operationAlerts: closedCount(occupants),
-    dateLastUpdated: dataDates(result.receipt),
+    dateLastUpdated: dataDates(result.receipt, { occupantsCovered: isCovered(coverage) }),
     searched: formatDate(search.timestamp),
     lowConfidence: isLowConfidence(result.location),
     naicsSummary: buildingNaics(occupants),
@@ -167,6 +176,8 @@ export interface ResultNavState {
   naics_code: string;
   /** From an export group's card: its building details (a stored search has them on the server). */
   buildingDetails?: [string, string][];
+  /** What the occupant data covers; absent or null when not said (the counts then stand). */
+  occupantCoverage?: OccupantCoverage | null;
 }
 
 export function navigationState(card: ResultCard, imageUrl: string | null = null): ResultNavState {
@@ -174,13 +185,15 @@ export function navigationState(card: ResultCard, imageUrl: string | null = null
     id: card.id,
     address: card.address,
     vacancies: card.vacancies,
-    photosCount: card.photos,
+    // Unknown photos ('Not covered', 'Not available') stay unknown through occupantCoverage.
+    photosCount: typeof card.photos === 'number' ? card.photos : 0,
     dateLastUpdated: card.dateLastUpdated,
     imageUrl,
     occupantDetails: card.occupantDetails,
     totalScore: card.totalScore,
     top3ScoresCombined: card.top3ScoresCombined,
     naics_code: card.naics_code,
+    occupantCoverage: card.coverage,
   };
 }
 
@@ -201,5 +214,6 @@ export function readNavState(state: unknown, id: string): ResultNavState | null 
     top3ScoresCombined: typeof s.top3ScoresCombined === 'string' ? s.top3ScoresCombined : '',
     naics_code: typeof s.naics_code === 'string' ? s.naics_code : 'N/A',
     buildingDetails: Array.isArray(s.buildingDetails) ? s.buildingDetails : undefined,
+    occupantCoverage: s.occupantCoverage && typeof s.occupantCoverage === 'object' ? s.occupantCoverage : null,
   };
 }

@@ -1,4 +1,4 @@
-import type { DatasetVersion, Occupant, RecentSearch, ResultLocation, SearchResult } from '../api/types';
+import type { DatasetVersion, Occupant, OccupantCoverage, RecentSearch, ResultLocation, SearchResult } from '../api/types';
 
 export const HAZARD_CODES = [
   'AVLN', 'CFLD', 'CWAV', 'DRGT', 'ERQK', 'HAIL', 'HWAV', 'HRCN', 'ISTM',
@@ -19,6 +19,15 @@ export const DATASETS: DatasetVersion[] = [
   { dataset: 'zip_county_shares', version: 'HUD-USPS ZIP–County crosswalk 2023 Q1', as_of: '2023-03' },
   { dataset: 'businesses', version: 'Seattle 2026-08-02 + DataSF sample', as_of: '2026-08-02' },
 ];
+
+/** The embedded registries cover Seattle (photos from a places provider, as when one is configured). */
+export const SEATTLE_COVERAGE: OccupantCoverage = {
+  covered: true, source: 'seattle_business_licences',
+  covers: 'Occupant data: City of Seattle business licences (2026-08-02); DataSF sample (San Francisco)', photos: true,
+};
+
+/** An address no occupant source covers (Miami): occupants unknown, never 0. */
+export const NOT_COVERED_COVERAGE: OccupantCoverage = { ...SEATTLE_COVERAGE, covered: false, source: null };
 
 /** A sure location: a ZIP code inside one county. */
 export function kingCounty(overrides: Partial<ResultLocation> = {}): ResultLocation {
@@ -54,6 +63,7 @@ export function searchResult(id: string, street: string, overrides: Partial<Sear
     timestamp: '2026-11-20T10:00:00Z',
     occupants: [occupant()],
     total_results: 1,
+    occupant_coverage: SEATTLE_COVERAGE,
     perils,
     ratings: { AVLN: 'Not Applicable', ERQK: 'Very High', Total: 'Very High' },
     Total_Score: 99.7,

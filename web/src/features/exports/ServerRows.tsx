@@ -5,6 +5,7 @@ import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
 import { exportGroupId } from '../../lib/exports/groups';
 import { parseAddressText } from '../../lib/resultView';
+import { NOT_COVERED } from '../../lib/occupantCoverage';
 import { NO_FILTER, useExportRowsQuery, type ExportRow, type ExportRowsPage, type FilterChoice, type RowFilter } from './exportRowsApi';
 import { StretchNav, stretchOf } from './StretchNav';
 import { BuildingDetails, TOP3_TOOLTIP, TotalScore } from './CardParts';
@@ -105,7 +106,7 @@ function RowFilters({ choices, filter, onFilter, matching, total, busy, failed }
     <section className="group-filters" aria-label="Filter rows">
       {select('match_level', 'Match level', choices.match_levels, (c) => MATCH_LEVELS[c.value] ?? c.label)}
       {select('county', 'County', choices.counties, (c) => c.label)}
-      {select('rating', 'Composite rating', choices.ratings, (c) => (c.value === 'no rating' ? 'No rating' : c.label))}
+      {select('rating', 'Composite rating', choices.ratings, (c) => (c.value === 'no rating' ? 'Not scored (no rating in the row)' : c.label))}
       {Object.values(filter).some(Boolean) && (
         <button type="button" className="btn btn-outline btn-sm" onClick={() => onFilter(NO_FILTER)}>Clear filters</button>
       )}
@@ -140,12 +141,21 @@ function countyText(row: ExportRow): string {
   return `${row.county_name ?? row.county_fips}${row.county_state ? `, ${row.county_state}` : ''} (${row.county_fips})`;
 }
 
+/**
+ * A row's occupant count: 0 only where an occupant source covers the address and found none.
+ * Null is unknown: the row was not located, or no occupant source covers it ('Not covered').
+ */
+export function occupantsText(row: Pick<ExportRow, 'occupant_count' | 'status' | 'county_fips'>): string {
+  if (row.occupant_count !== null) return count(row.occupant_count);
+  return row.status === 'not located' || !row.county_fips ? 'Unknown (not located)' : NOT_COVERED;
+}
+
 function RowCard({ row, filename }: { row: ExportRow; filename: string }) {
   const text = parseAddressText(row.address);
   const facts: [string, string][] = [
     ['Match level', row.match_level ? (MATCH_LEVELS[row.match_level] ?? row.match_level) : 'Unknown'],
     ['County', countyText(row)],
-    ['Occupants', row.occupant_count === null ? 'Unknown' : count(row.occupant_count)],
+    ['Occupants', occupantsText(row)],
     ['NAICS', row.naics_codes ?? '—'],
   ];
   return (

@@ -9,7 +9,7 @@ import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
 import { exportGroupId, groupNavState, groupRows, parseExportCsv, parseExportGroupId } from '../../lib/exports/groups';
 import { groupDetails } from '../../lib/exports/detailed';
-import { DATASETS, kingCounty, searchResult, uncertainLocation } from '../../test/searchFixtures';
+import { DATASETS, NOT_COVERED_COVERAGE, kingCounty, searchResult, uncertainLocation } from '../../test/searchFixtures';
 
 const FILE = 'seattle_export_20261123_101500_000001.csv';
 const COLUMNS = ['address', 'name', 'vicinity', 'types', 'lat', 'lng', 'business_status', 'Total_Score', 'Top3_Scores_Combined', 'naics_code'];
@@ -274,6 +274,32 @@ describe('an export group page shows what a single search shows', () => {
     const overview = screen.getByRole('region', { name: 'Address Overview' });
     expect(within(overview).getByText('Last Update').nextSibling).toHaveTextContent(/^N\/A$/);
     expect(screen.queryByTestId('peril-chart')).not.toBeInTheDocument();
+  });
+
+  it("reads each group's occupant coverage: given, or not covered where occupant_count is null (#26, item 2)", () => {
+    const lines = [
+      JSON.stringify({ address: '1 A St', occupant_coverage: NOT_COVERED_COVERAGE }),
+      JSON.stringify({ address: '2 B St', occupant_count: null }),
+      JSON.stringify({ address: '3 C St', occupant_count: 0 }),
+      JSON.stringify({ address: '4 D St' }),
+    ].join('\n');
+    expect(groupDetails(lines).map((g) => g.occupantCoverage?.covered ?? null)).toEqual([false, false, null, null]);
+  });
+
+  it("a group outside every occupant source's coverage reads 'Not covered', and its Last Update has no occupants' date (#26, item 2)", async () => {
+    serveExport();
+    const miami = searchResult('m', '1 Market St, San Francisco, CA 94105', {
+      location: uncertainLocation(), total_results: null, occupants: [], occupant_coverage: NOT_COVERED_COVERAGE,
+    });
+    const lines = [searchResult('s', '701 5th Ave, Seattle, WA 98104'), miami].map((a) => JSON.stringify(a)).join('\n');
+    server.use(http.get('/api/exports/:name/detailed', () => new HttpResponse(lines, { headers: { 'Content-Type': 'application/x-ndjson' } })));
+    renderApp({ route: `/search-result/${encodeURIComponent(`export:${FILE}:1`)}`, preloadedState: signedInState(ANN) });
+    const overview = await screen.findByRole('region', { name: 'Address Overview' }, { timeout: 5000 });
+    await waitFor(() => expect(within(overview).getByText('Occupants').nextSibling).toHaveTextContent(/^Not covered$/));
+    expect(within(overview).getByText('Photos').nextSibling).toHaveTextContent(/^Not covered$/);
+    expect(within(overview).getByText('Operation alerts').nextSibling).toHaveTextContent(/^Not covered$/);
+    expect(within(overview).getByText('Last Update').nextSibling).toHaveTextContent(/^NRI 2025-12$/);
+    expect(screen.getAllByText(NOT_COVERED_COVERAGE.covers)).toHaveLength(1);
   });
 
   it('opened directly, the group page shows the same chart as from the viewer', async () => {

@@ -5,6 +5,7 @@ import { ANN } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
 import { server } from '../../test/server';
 import { exportRowsPath, type ExportRow, type FilterChoice } from './exportRowsApi';
+import { occupantsText } from './ServerRows';
 
 const FILE = 'large_portfolio_export_20261125_101500_000001.csv';
 const TOTAL = 100_000;
@@ -167,6 +168,14 @@ describe('the export viewer pages its rows from the server', () => {
     expect(unlocated).toHaveTextContent('Total Score: —');
     expect(within(unlocated).getByText('County').nextSibling).toHaveTextContent('Not located');
     expect(within(unlocated).getByText('Occupants').nextSibling).toHaveTextContent('Unknown');
+  });
+
+  it("a row's occupants: the count where covered (0 included), 'Not covered' where no source covers it, unknown when not located (#26, item 2)", () => {
+    const located = { status: 'answered', county_fips: '12086' };
+    expect(occupantsText({ ...located, occupant_count: 0 })).toBe('0');
+    expect(occupantsText({ ...located, occupant_count: 1234 })).toBe('1,234');
+    expect(occupantsText({ ...located, occupant_count: null })).toBe('Not covered');
+    expect(occupantsText({ status: 'not located', county_fips: null, occupant_count: null })).toBe('Unknown (not located)');
   });
 
   it('shows a loading state while a page is on its way, and a refused filter says why', async () => {

@@ -10,7 +10,7 @@ import { useAppDispatch } from '../../app/hooks';
 import type { BatchJob, SearchResult } from '../../api/types';
 import { Banner, type BannerKind } from '../../components/Banner';
 import { remainingOf } from './quota';
-import { batchErrorMessage, NO_RESULTS, searchErrorMessage, uploadErrorText } from './errorMessages';
+import { batchErrorMessage, lookupMessage, searchErrorMessage, uploadErrorText } from './errorMessages';
 import { BatchProgress } from './BatchProgress';
 import { FailedRowsNotice } from './FailedRowsNotice';
 import { failedRowsOf, rowCountText } from './jobFigures';
@@ -129,8 +129,7 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
     setStatus(null);
     try {
       const response = await search(address.trim()).unwrap();
-      if (response.data.length === 0) setStatus({ kind: 'warning', text: NO_RESULTS });
-      else setStatus({ kind: 'success', text: `Found ${response.data.length} occupant(s) at ${address.trim()}` });
+      setStatus(lookupMessage(response.result, response.data.length, address.trim()));
       onResult?.(response.result);
     } catch (error) {
       const message = searchErrorMessage(error);
@@ -201,17 +200,22 @@ export function LookupPanel({ onResult }: { onResult?: (result: SearchResult) =>
           onDrop={onDrop}
         >
           <p>{file ? file.name : 'Drop a CSV of addresses here'}</p>
-          <label className="btn btn-outline btn-small">
+          {/* The visible button is the keyboard's stop (with its focus ring) and opens the file
+              picker; the hidden input stays out of the tab order and the accessibility tree. */}
+          <button type="button" className="btn btn-outline btn-small" disabled={busy} onClick={() => fileInput.current?.click()}>
             Choose CSV file
-            <input
-              ref={fileInput}
-              type="file"
-              accept=".csv,text/csv"
-              className="visually-hidden"
-              disabled={busy}
-              onChange={(e) => void chooseFile(e.target.files?.[0])}
-            />
-          </label>
+          </button>
+          <input
+            ref={fileInput}
+            type="file"
+            accept=".csv,text/csv"
+            className="visually-hidden"
+            aria-label="Choose CSV file"
+            aria-hidden="true"
+            tabIndex={-1}
+            disabled={busy}
+            onChange={(e) => void chooseFile(e.target.files?.[0])}
+          />
           <p className="muted small">Columns: Street Address, City, State, Zip, Country</p>
         </div>
 

@@ -8,6 +8,7 @@ import { OccupantsTable } from '../../components/OccupantsTable';
 import { CountyUncertainBadge } from '../../components/CountyUncertainBadge';
 import { DataDates } from '../../components/DataDates';
 import { formatScore, navigationState, toCard, type ResultCard } from '../../lib/resultView';
+import { coverageOf, isCovered } from '../../lib/occupantCoverage';
 
 // recharts is large: it loads with the first chart, never with the initial JS.
 const PerilChart = lazy(() => import('../../components/PerilChart'));
@@ -73,6 +74,8 @@ interface Props {
 
 /** Recent Single Searches: the Latest Result card and a scroll list of the others (SPEC §2, §4). */
 export function RecentSearches({ latest, others, loading, error }: Props) {
+  // What the occupant data covers, said once for the list (the latest answer's words).
+  const covers = [latest, ...others].map((s) => s?.result_data?.occupant_coverage?.covers).find(Boolean);
   return (
     <section className="card recent-searches" aria-labelledby="recent-title" aria-busy={loading}>
       <h2 id="recent-title" className="card-title">
@@ -94,7 +97,8 @@ export function RecentSearches({ latest, others, loading, error }: Props) {
           <ResultCardView card={toCard(latest)} imageUrl={imageUrlOf(latest)} latest />
           {latest.result_data && (
             <div className="latest-details">
-              <OccupantsTable occupants={latest.result_data.occupants} caption="Occupants at the latest address" showStatus />
+              <OccupantsTable occupants={latest.result_data.occupants} caption="Occupants at the latest address" showStatus
+                covered={isCovered(coverageOf(latest.result_data))} />
               <Suspense fallback={<Spinner label="Loading chart..." />}>
                 <PerilChart perils={latest.result_data.perils} ratings={latest.result_data.ratings} />
               </Suspense>
@@ -102,6 +106,7 @@ export function RecentSearches({ latest, others, loading, error }: Props) {
           )}
         </>
       )}
+      {covers && <p className="muted small" data-testid="occupant-coverage">{covers}</p>}
       {others.length > 0 && (
         <ul className="recent-list" aria-label="Earlier searches">
           {others.map((search) => (

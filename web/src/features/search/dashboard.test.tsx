@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RecentSearch } from '../../api/types';
 import { ANN, callCount, db } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
-import { batchSearch, failedSearch, occupant, recentSearch, uncertainLocation } from '../../test/searchFixtures';
+import {
+  NOT_COVERED_COVERAGE, SEATTLE_COVERAGE, batchSearch, failedSearch, occupant, recentSearch, uncertainLocation,
+} from '../../test/searchFixtures';
 import { server } from '../../test/server';
 
 const SEATTLE = '701 5th Ave, Seattle, WA 98104';
@@ -176,23 +178,81 @@ describe('single search messages (SPEC §8)', () => {
   });
 });
 
+describe('the keyboard (#26, item 8)', () => {
+  it("tabs from the address field to the visible 'Choose CSV file' button, never to the hidden file input, and the button opens the picker", async () => {
+    useSearchServer();
+    const { user } = openDashboard();
+    await screen.findByText(/No searches yet/);
+    const address = screen.getByLabelText('Property address');
+    address.focus();
+    await user.tab();
+    const choose = screen.getByRole('button', { name: 'Choose CSV file' });
+    expect(choose).toHaveFocus();
+    expect(choose).toHaveClass('btn');
+    const input = screen.getByLabelText('Choose CSV file');
+    expect(input).toHaveAttribute('type', 'file');
+    expect(input).toHaveAttribute('tabindex', '-1');
+    expect(input).toHaveAttribute('aria-hidden', 'true');
+    const opened = vi.spyOn(input, 'click');
+    await user.keyboard('{Enter}');
+    expect(opened).toHaveBeenCalled();
+    await user.tab();
+    expect(screen.getByRole('button', { name: 'Search' })).toHaveFocus();
+  });
+});
+
 describe('after a search', () => {
-  it("warns 'No results found for this address' but still shows the result with its chart", async () => {
-    useSearchServer([], (address) => {
-      const stored = { ...recentSearch('new', address), filtered_results: [], total_results: 0 };
-      return HttpResponse.json({ status: 'success', search_id: 'new', data: [], result: stored.result_data });
-    });
+  /** A lookup whose answer is `stored`; the recent list then holds it. */
+  async function lookUp(stored: RecentSearch) {
+    useSearchServer([], () =>
+      HttpResponse.json({ status: 'success', search_id: 'new', data: stored.filtered_results, result: stored.result_data }));
     let served: RecentSearch[] = [];
     server.use(http.get('/api/recent-searches', () => HttpResponse.json({ status: 'success', searches: served })));
     const { user } = openDashboard();
     expect(await screen.findByText('No searches yet. Look up an address to see its occupants and risks.')).toBeInTheDocument();
-    served = [{ ...recentSearch('new', '1 Main St'), filtered_results: [], total_results: 0 }];
-    await user.type(screen.getByLabelText('Property address'), '1 Main St, Miami, FL 33130');
+    served = [stored];
+    await user.type(screen.getByLabelText('Property address'), '100 Biscayne Blvd, Miami, FL 33132');
     await user.click(screen.getByRole('button', { name: 'Search Address' }));
+  }
+
+  it("warns 'No results found for this address' only when nothing at all was found (#26, item 3)", async () => {
+    const perils = Object.fromEntries(Object.keys(recentSearch('x', 'x').result_data!.perils).map((k) => [k, null]));
+    await lookUp(recentSearch('new', '1 Nowhere Rd', {
+      total_results: null, occupants: [], perils, Total_Score: null, Top3_Scores_Combined: '', occupant_coverage: NOT_COVERED_COVERAGE,
+    }));
     const warning = await screen.findByText('No results found for this address');
     expect(warning.closest('.banner')).toHaveClass('banner-warning');
+  });
+
+  it('scores found where no occupant data covers the address: says so, never "No results" (#26, items 2 and 3)', async () => {
+    await lookUp(recentSearch('new', '100 Biscayne Blvd', {
+      total_results: null, occupants: [], types: [], extra_info: { photos: [], rating: null }, occupant_coverage: NOT_COVERED_COVERAGE,
+    }));
+    const message = await screen.findByText('Risk scores found; no occupant data covers this address.');
+    expect(message.closest('.banner')).not.toHaveClass('banner-warning');
+    expect(screen.queryByText('No results found for this address')).not.toBeInTheDocument();
     expect(await screen.findByText('Latest Result')).toBeInTheDocument();
     expect(await screen.findByTestId('peril-chart')).toBeInTheDocument();
+    // The card: unknown counts read 'Not covered', never 0; the occupants' date is left out; coverage said once.
+    const card = screen.getByRole('link', { name: /100 Biscayne Blvd/ });
+    for (const key of ['Occupants', 'Photos', 'Operation alerts']) {
+      expect(within(card).getByText(key).nextSibling).toHaveTextContent(/^Not covered$/);
+    }
+    expect(within(card).getByText('Last Update').nextSibling).toHaveTextContent(/^NRI 2025-12$/);
+    expect(screen.getAllByText(NOT_COVERED_COVERAGE.covers)).toHaveLength(1);
+    expect(screen.getByText(/^Not covered: no occupant data covers this address/)).toBeInTheDocument();
+  });
+
+  it('scores found at a covered address where no business is registered: says so, and the counts are 0 (#26, items 2 and 3)', async () => {
+    await lookUp(recentSearch('new', '1 Empty Lot', {
+      total_results: 0, occupants: [], types: [], extra_info: { photos: [], rating: null }, occupant_coverage: { ...SEATTLE_COVERAGE, photos: false },
+    }));
+    expect(await screen.findByText('Risk scores found; no businesses are registered at this address.')).toBeInTheDocument();
+    expect(screen.queryByText('No results found for this address')).not.toBeInTheDocument();
+    const card = await screen.findByRole('link', { name: /1 Empty Lot/ });
+    expect(within(card).getByText('Occupants').nextSibling).toHaveTextContent(/^0$/);
+    expect(within(card).getByText('Photos').nextSibling).toHaveTextContent(/^Not available$/);
+    expect(within(card).getByText('Operation alerts').nextSibling).toHaveTextContent(/^0$/);
   });
 
   it('reloads recent searches and statistics; the new search is the Latest Result with occupants and chart', async () => {

@@ -95,8 +95,10 @@ describe('lookup rules', () => {
   it('passes the SPEC §2 navigation state and reads it back only for the same id', () => {
     const state = navigationState(toCard(recentSearch('a', '701 5th Ave')), '/api/place-photo?ref=ref-1');
     expect(Object.keys(state).sort()).toEqual(
-      ['address', 'dateLastUpdated', 'id', 'imageUrl', 'naics_code', 'occupantDetails', 'photosCount', 'top3ScoresCombined', 'totalScore', 'vacancies'],
+      ['address', 'dateLastUpdated', 'id', 'imageUrl', 'naics_code', 'occupantCoverage', 'occupantDetails', 'photosCount', 'top3ScoresCombined', 'totalScore', 'vacancies'],
     );
+    // Beside SPEC §2's fields, whether the occupant data covers the address (#26, item 2).
+    expect(readNavState(state, 'a')?.occupantCoverage?.covered).toBe(true);
     expect(readNavState(state, 'a')?.address).toBe('701 5th Ave');
     expect(readNavState(state, 'b')).toBeNull();
     expect(readNavState(null, 'a')).toBeNull();

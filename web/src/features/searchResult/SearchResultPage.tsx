@@ -1,7 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useGetSearchResultQuery } from '../../api/api';
-import type { Occupant, RecentSearch, ResultLocation, ScoreReceipt, TractScores } from '../../api/types';
+import type { Occupant, OccupantCoverage, RecentSearch, ResultLocation, ScoreReceipt, TractScores } from '../../api/types';
 import { errorMessage, failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
@@ -10,6 +10,7 @@ import { usePageTitle } from '../../components/usePageTitle';
 import { OccupantsTable } from '../../components/OccupantsTable';
 import { buildingNaics, closedCount, formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../../lib/resultView';
 import { dataDates, isLowConfidence } from '../../lib/location';
+import { coverageOf, isCovered, occupantCounts } from '../../lib/occupantCoverage';
 import { groupNavState, parseExportGroupId } from '../../lib/exports/groups';
 import { useGroupDetails, type GroupDetails } from '../../lib/exports/detailed';
 import { useDownload } from '../../lib/download';
@@ -36,8 +37,11 @@ interface ResultView {
   details: [string, string][];
   vacancies: number | null;
   rentalRate: string | null;
-  occupants: number;
+  /** null: no occupant source covers the address. */
+  occupants: number | null;
   photos: number;
+  /** What the occupant data covers; null when the answer does not say (the counts then stand). */
+  coverage: OccupantCoverage | null;
   /** The date of the data (occupants, NRI), never of the search. */
   lastUpdate: string;
   /** When the search was made; null for an export group. */
@@ -57,14 +61,16 @@ function fromServer(search: RecentSearch): ResultView | null {
   const result = search.result_data;
   if (!result) return null;
   const text = parseAddressText(result.address);
+  const coverage = coverageOf(result);
   return {
     address: text.address,
     details: text.details,
     vacancies: result.vacancies ?? text.vacancies,
     rentalRate: result.rental_rate ?? text.rentalRate,
-    occupants: result.total_results ?? search.total_results,
+    occupants: result.total_results,
     photos: result.extra_info?.photos?.length ?? 0,
-    lastUpdate: dataDates(result.receipt),
+    coverage,
+    lastUpdate: dataDates(result.receipt, { occupantsCovered: isCovered(coverage) }),
     searched: formatDate(search.timestamp),
     occupantDetails: result.occupants ?? search.filtered_results ?? [],
     totalScore: result.Total_Score,
@@ -79,14 +85,16 @@ function fromServer(search: RecentSearch): ResultView | null {
 
 /** A card's state; an export group's adds what its detailed export holds (scores, receipt, location). */
 function fromNavState(state: ResultNavState, details: GroupDetails | null = null): ResultView {
+  const coverage = details?.occupantCoverage ?? state.occupantCoverage ?? null;
   return {
     address: state.address,
     details: state.buildingDetails ?? [],
     vacancies: state.vacancies,
     rentalRate: null,
-    occupants: state.occupantDetails.length,
+    occupants: isCovered(coverage) ? state.occupantDetails.length : null,
     photos: state.photosCount,
-    lastUpdate: details?.receipt ? dataDates(details.receipt) : state.dateLastUpdated,
+    coverage,
+    lastUpdate: details?.receipt ? dataDates(details.receipt, { occupantsCovered: isCovered(coverage) }) : state.dateLastUpdated,
     searched: null,
     occupantDetails: state.occupantDetails,
     totalScore: state.totalScore,
@@ -254,12 +262,16 @@ interface LayoutProps {
 }
 
 function ResultLayout({ view, loading, busy, error, showDetails, children }: LayoutProps) {
+  const counts = occupantCounts(
+    { occupants: view.occupants, photos: view.photos, operationAlerts: closedCount(view.occupantDetails) },
+    view.coverage,
+  );
   const overview: [string, ReactNode][] = [
     ['Vacancies', view.vacancies ?? 'N/A'],
     ['Rental Rate', view.rentalRate ?? 'N/A'],
-    ['Occupants', view.occupants],
-    ['Photos', view.photos],
-    ['Operation alerts', closedCount(view.occupantDetails)],
+    ['Occupants', counts.occupants],
+    ['Photos', counts.photos],
+    ['Operation alerts', counts.operationAlerts],
     ['NAICS', buildingNaics(view.occupantDetails)],
     ['Last Update', <DataDates text={view.lastUpdate} />],
     ...(view.searched ? [['Searched', view.searched] as [string, string]] : []),
@@ -285,6 +297,8 @@ function ResultLayout({ view, loading, busy, error, showDetails, children }: Lay
                 <div key={key}><dt>{key}</dt><dd>{value}</dd></div>
               ))}
             </dl>
+            {/* What the occupant data covers, said once on the page. */}
+            {view.coverage?.covers && <p className="muted small" data-testid="occupant-coverage">{view.coverage.covers}</p>}
           </section>
           {showDetails && (
             <section className="card" aria-labelledby="building-title">
@@ -331,7 +345,7 @@ function ResultLayout({ view, loading, busy, error, showDetails, children }: Lay
         </div>
         <section className="card result-right" aria-labelledby="occupants-title">
           <h2 id="occupants-title" className="card-title">Occupant Detail</h2>
-          <OccupantsTable occupants={view.occupantDetails} />
+          <OccupantsTable occupants={view.occupantDetails} covered={isCovered(view.coverage)} />
           {children}
         </section>
       </div>

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RecentSearch, TractScores } from '../../api/types';
 import { ANN } from '../../test/db';
 import { renderApp, signedInState } from '../../test/render';
-import { occupant, recentSearch, uncertainLocation } from '../../test/searchFixtures';
+import { NOT_COVERED_COVERAGE, SEATTLE_COVERAGE, occupant, recentSearch, uncertainLocation } from '../../test/searchFixtures';
 import { server } from '../../test/server';
 
 /** The server's stored searches, oldest first, stepping through with previous_id/next_id. */
@@ -109,6 +109,33 @@ describe('/search-result/{id}', () => {
     expect(ticks).toContain('Avalanche (N/A)');
     expect(ticks).toContain('Earthquake (no data)');
     expect(ticks).toContain('Tornado (no rating)');
+  });
+
+  it("where no occupant source covers the address, occupants, photos and alerts read 'Not covered', the coverage is said once and Last Update leaves out the occupants' date (#26, item 2)", async () => {
+    storedSearches([recentSearch('m', '100 Biscayne Blvd', {
+      total_results: null, occupants: [], types: [], extra_info: { photos: [], rating: null }, occupant_coverage: NOT_COVERED_COVERAGE,
+    })]);
+    openResult('/search-result/m');
+    await screen.findByRole('heading', { level: 1, name: '100 Biscayne Blvd' });
+    for (const key of ['Occupants', 'Photos', 'Operation alerts']) expect(overviewValue(key)).toHaveTextContent(/^Not covered$/);
+    expect(screen.getAllByText(NOT_COVERED_COVERAGE.covers)).toHaveLength(1);
+    expect(overviewValue('Last Update')).toHaveTextContent(/^NRI 2025-12$/);
+    expect(screen.queryByRole('table', { name: 'Occupants' })).not.toBeInTheDocument();
+    expect(screen.getByText(/^Not covered: no occupant data covers this address/)).toBeInTheDocument();
+    expect(screen.queryByText('No occupants on record at this address.')).not.toBeInTheDocument();
+  });
+
+  it("a covered address with none found reads 0, its photos 'Not available' when the source gives none (#26, item 2)", async () => {
+    storedSearches([recentSearch('s', '1 Empty Lot', {
+      total_results: 0, occupants: [], extra_info: { photos: [], rating: null }, occupant_coverage: { ...SEATTLE_COVERAGE, photos: false },
+    })]);
+    openResult('/search-result/s');
+    await screen.findByRole('heading', { level: 1, name: '1 Empty Lot' });
+    expect(overviewValue('Occupants')).toHaveTextContent(/^0$/);
+    expect(overviewValue('Photos')).toHaveTextContent(/^Not available$/);
+    expect(overviewValue('Operation alerts')).toHaveTextContent(/^0$/);
+    expect(overviewValue('Last Update')).toHaveTextContent(/^Occupants 2026-08-02 · NRI 2025-12$/);
+    expect(screen.getByText('No occupants on record at this address.')).toBeInTheDocument();
   });
 
   it('disables Previous at the oldest search and Next goes to the next one', async () => {

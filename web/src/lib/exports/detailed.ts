@@ -1,6 +1,6 @@
 import { skipToken } from '@reduxjs/toolkit/query';
 import { api } from '../../api/api';
-import type { ResultLocation, ScoreReceipt, TractScores } from '../../api/types';
+import type { OccupantCoverage, ResultLocation, ScoreReceipt, TractScores } from '../../api/types';
 import { HAZARDS } from '../resultView';
 
 /** The formats of GET /api/exports/{filename}/detailed (the SPEC CSV stays at /api/download). */
@@ -19,6 +19,8 @@ export interface GroupDetails {
   tract: TractScores | null;
   /** building, census_exact, zip_centroid or none; null in files without it. */
   matchLevel: string | null;
+  /** Whether an occupant source covers the address; null in files that do not say. */
+  occupantCoverage: OccupantCoverage | null;
 }
 
 type Line = Record<string, unknown>;
@@ -38,6 +40,14 @@ function perilsOf(line: Line): Record<string, number | null> | null {
   const fields = HAZARDS.map((h) => `${h.code}_Score`);
   if (!fields.some((field) => field in source)) return null;
   return Object.fromEntries(fields.map((field) => [field, scoreOr(source[field])]));
+}
+
+/** The line's occupant coverage; a line whose occupant_count is null (unknown) was not covered. */
+function coverageOf(line: Line): OccupantCoverage | null {
+  const given = objectOr<OccupantCoverage>(line.occupant_coverage);
+  if (given && typeof given.covered === 'boolean') return given;
+  if ('occupant_count' in line && line.occupant_count === null) return { covered: false, source: null, covers: '', photos: false };
+  return null;
 }
 
 function matchLevelOf(line: Line): string | null {
@@ -67,6 +77,7 @@ export function groupDetails(text: string): GroupDetails[] {
       location: objectOr(line.location),
       tract: objectOr(line.tract),
       matchLevel: matchLevelOf(line),
+      occupantCoverage: coverageOf(line),
     });
   }
   return groups;
