@@ -31,6 +31,7 @@ TOP_COUNT = 50
 TOP_HAZARDS = 3
 NOT_LOCATED = "not located"
 NO_OCCUPANTS = "none"
+NOT_COVERED = "not covered"  # no occupant source covers the location: its occupants are unknown
 NO_RATING = "no rating"
 # NAICS 2022 sectors spanning several 2-digit codes (the others are their own 2 digits).
 SECTOR_OF_PREFIX = {"31": "31-33", "32": "31-33", "33": "31-33", "44": "44-45", "45": "44-45",
@@ -105,6 +106,8 @@ class Headline:
     not_located: int
     with_occupants: int
     with_building_record: int
+    # Located, but no occupant source covers them: neither with nor without occupants.
+    occupants_not_covered: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +285,7 @@ class TallyState:
     not_located: int = 0
     with_occupants: int = 0
     with_building: int = 0
+    occupants_not_covered: int = 0
     bins: list[list[int]] = field(default_factory=_bins)  # per peril (PERIL_IDS order)
     unknown: list[int] = field(default_factory=_zeros)
     # The distinct ratings, in order first seen, and each distinct profile as one code per peril (a
@@ -487,6 +491,8 @@ class PortfolioTally:
             state.low_confidence += 1
         if isinstance(get("occupant_count"), int) and record["occupant_count"] > 0:
             state.with_occupants += 1
+        elif located and get("occupant_count") is None:
+            state.occupants_not_covered += 1
         if any(get(name) not in (None, "") for name in BUILDING_FIELDS):
             state.with_building += 1
         self._add_county(record)
@@ -633,7 +639,7 @@ class PortfolioTally:
             sector = naics_sector(code)
             if sector:
                 return sector
-        return NO_OCCUPANTS
+        return NOT_COVERED if "occupant_count" in record and record["occupant_count"] is None else NO_OCCUPANTS
 
     # --- state and merging
 
@@ -656,6 +662,7 @@ class PortfolioTally:
         state.not_located += theirs.not_located
         state.with_occupants += theirs.with_occupants
         state.with_building += theirs.with_building
+        state.occupants_not_covered += theirs.occupants_not_covered
         for position in range(len(PERIL_IDS)):
             _add_lists(state.bins[position], theirs.bins[position])
         _add_lists(state.unknown, theirs.unknown)
@@ -762,6 +769,7 @@ class PortfolioTally:
             not_located=state.not_located,
             with_occupants=state.with_occupants,
             with_building_record=state.with_building,
+            occupants_not_covered=state.occupants_not_covered,
         )
         ratings: list[dict[str, int]] = [{} for _ in PERIL_IDS]
         for profile, rows in enumerate(state.profile_rows):
@@ -814,7 +822,7 @@ class PortfolioTally:
 
     @property
     def sectors_seen(self) -> set[str]:
-        return {sector for sector in self._s.sectors if sector != NO_OCCUPANTS}
+        return {sector for sector in self._s.sectors if sector not in (NO_OCCUPANTS, NOT_COVERED)}
 
 
 def _add_by_rating(sums: list[dict[str, Any]], profile: list[str], amount: Any) -> None:
@@ -836,7 +844,7 @@ def _add_column(column: ColumnState, theirs: ColumnState, cells: dict[int, int])
 
 
 def sectors_seen(summary: PortfolioSummary) -> set[str]:
-    return {mix.sector for mix in summary.sectors if mix.sector != NO_OCCUPANTS}
+    return {mix.sector for mix in summary.sectors if mix.sector not in (NO_OCCUPANTS, NOT_COVERED)}
 
 
 def with_sector_names(summary: PortfolioSummary, sector_names: Mapping[str, str]) -> PortfolioSummary:

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 from domain.perils import HAZARDS
 from domain.portfolio import (
-    COMPOSITE, NO_OCCUPANTS, RECORD_FIELDS, PortfolioTally, naics_sector, parse_value, summarise,
+    COMPOSITE, NO_OCCUPANTS, NOT_COVERED, RECORD_FIELDS, PortfolioTally, naics_sector, parse_value, summarise,
 )
 
 
 def record(
     row: int, *, fips: str | None = "53033", total: float | None = 50.0, rating: str | None = "Relatively Moderate",
-    match: str = "building", value: Any = None, naics: str = "", occupants: int = 0, low: bool = False,
+    match: str = "building", value: Any = None, naics: str = "", occupants: int | None = 0, low: bool = False,
     building: bool = False, hazard: dict[str, float | None] | None = None,
 ) -> dict[str, Any]:
     located = fips is not None
@@ -316,3 +316,13 @@ async def test_every_peril_and_value_column_is_answered_from_the_stored_tally_wi
         summed = await PortfolioService(fresh, fresh.files, _Titles()).summary(ann, "book_export.csv", column, peril)  # type: ignore[arg-type]
         assert from_store.summary == summed.summary and from_store.summary.ranked_by == peril
     assert stored.reads == 0 and fresh.reads == 4
+
+
+def test_locations_no_occupant_source_covers_are_counted_apart_from_those_without_occupants() -> None:
+    book = [record(2, occupants=None), record(3, occupants=0), record(4, occupants=2, naics="722511"),
+            record(5, fips=None, occupants=None)]
+    summary = summarise(book)
+    head = summary.headline
+    assert (head.with_occupants, head.occupants_not_covered, head.not_located) == (1, 1, 1)
+    sectors = {mix.sector: mix.locations for mix in summary.sectors}
+    assert sectors == {NOT_COVERED: 2, NO_OCCUPANTS: 1, "72": 1}

@@ -1,6 +1,6 @@
 import { Suspense, lazy } from 'react';
 import type { SectorMix } from '../../api/types';
-import { NO_SECTOR, count, orderedRatings, ratingLabel } from './figures';
+import { NOT_COVERED_SECTOR, NO_SECTOR, count, orderedRatings, ratingLabel } from './figures';
 import { ScrollBox } from './ScrollBox';
 import { useFirstViewShown } from './afterMap';
 
@@ -15,12 +15,13 @@ function shortName(sector: SectorMix): string {
 
 function sectorName(sector: SectorMix): string {
   if (sector.sector === NO_SECTOR) return 'No known occupant';
+  if (sector.sector === NOT_COVERED_SECTOR) return 'Not covered by occupant data';
   return sector.name ? `${sector.name} (${sector.sector})` : `NAICS ${sector.sector}`;
 }
 
 /** Locations by the NAICS sector of their main occupant, and that sector against the chosen peril's rating. */
 export function OccupancyMix({ sectors, perilName }: { sectors: SectorMix[]; perilName: string }) {
-  const known = sectors.filter((s) => s.sector !== NO_SECTOR);
+  const known = sectors.filter((s) => s.sector !== NO_SECTOR && s.sector !== NOT_COVERED_SECTOR);
   const ratings = orderedRatings(sectors.flatMap((s) => Object.keys(s.ratings)));
   const data = known.slice(0, 12).map((s) => ({ name: shortName(s), locations: s.locations }));
   const height = Math.max(120, data.length * 34 + 40);

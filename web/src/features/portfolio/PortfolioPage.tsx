@@ -167,6 +167,7 @@ function Headline({ data }: { data: PortfolioSummary }) {
     ['Low confidence', h.low_confidence, percent(h.low_confidence, h.rows)],
     ['Not located', h.not_located, percent(h.not_located, h.rows)],
     ['With occupants', h.with_occupants, percent(h.with_occupants, h.rows)],
+    ['Occupants not covered', h.occupants_not_covered, percent(h.occupants_not_covered, h.rows)],
     ['With a building record', h.with_building_record, percent(h.with_building_record, h.rows)],
   ];
   return (

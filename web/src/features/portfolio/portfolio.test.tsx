@@ -19,7 +19,7 @@ const NO_TRACT = { nri_version: '1.20.0', tract_score: null, tract_rating: null,
 const SUMMARY: PortfolioSummary = {
   export: FILE,
   headline: { rows: 6, located: 5, located_by_match_level: { building: 2, zip_centroid: 3 }, low_confidence: 1,
-    not_located: 1, with_occupants: 2, with_building_record: 2 },
+    not_located: 1, with_occupants: 2, with_building_record: 2, occupants_not_covered: 0 },
   distributions: [
     distribution('composite', 'Composite (all 18 perils)', [0, 0, 0, 0, 0, 0, 0, 0, 1, 3], 2, 4),
     distribution('ERQK', 'Earthquake', [0, 0, 0, 0, 0, 0, 0, 0, 0, 4], 2, 4),
