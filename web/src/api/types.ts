@@ -229,7 +229,8 @@ export interface SearchResult {
   occupants: Occupant[];
   /** null: no occupant source covers the address (unknown, never 0). */
   total_results: number | null;
-  occupant_coverage: OccupantCoverage;
+  /** null on answers stored before coverage was recorded: their counts stand as they were. */
+  occupant_coverage: OccupantCoverage | null;
   perils: Record<string, number | null>;
   ratings: Record<string, string | null>;
   Total_Score: number | null;
