@@ -342,6 +342,7 @@ export interface PortfolioHeadline {
   low_confidence: number;
   not_located: number;
   with_occupants: number;
+  occupants_not_covered: number; // located, but no occupant source covers them
   with_building_record: number;
 }
 

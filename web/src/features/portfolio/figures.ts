@@ -15,6 +15,8 @@ export const MATCH_LEVEL_NAMES: Record<string, string> = {
 };
 export const CONNECTICUT = '09';
 export const NO_SECTOR = 'none';
+// Locations no occupant source covers: their occupants are unknown, not none.
+export const NOT_COVERED_SECTOR = 'not covered';
 
 const whole = new Intl.NumberFormat('en-US');
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
