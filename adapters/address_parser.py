@@ -6,8 +6,8 @@ import re
 
 import usaddress
 
-from domain.address import EMPTY_ADDRESS, AddressError, BuildingKey, building_key, normalize_zip
-from domain.occupancy import ParsedAddress
+from domain.address import EMPTY_ADDRESS, AddressError, normalize_zip
+from domain.occupancy import ParsedAddress, address_from_parts
 
 MAX_ADDRESS_LENGTH = 300
 STREET_PARTS = (
@@ -33,31 +33,23 @@ class UsaddressParser:
         parts = _tag(text)
         street = " ".join(parts[p] for p in STREET_PARTS if parts.get(p)).strip(" ,")
         zip5 = normalize_zip(parts.get("ZipCode", "")) or _trailing_zip(text)
-        if not zip5:
-            raise AddressError(f'Could not find a ZIP code in "{_shorten(text)}". {HINT}')
-        if not parts.get("AddressNumber") or not parts.get("StreetName"):
-            return _zip_level(text, zip5)
-        key = building_key(street, zip5)
-        if key is None:  # pragma: no cover - street and zip were both checked above
-            raise AddressError(f'Could not read "{_shorten(text)}" as a US address. {HINT}')
+        state = (parts.get("StateName") or "").strip(" ,.") or None
+        city = (parts.get("PlaceName") or "").strip(" ,") or None
         unit = " ".join(parts[p] for p in UNIT_PARTS if parts.get(p)) or None
-        state = (parts.get("StateName") or "").strip(" ,.").upper() or None
-        city = (parts.get("PlaceName") or "").strip(" ,").title() or None
-        return ParsedAddress(street=street, city=city, state=state, zip5=zip5, unit=unit, key=key)
-
-
-def _zip_level(text: str, zip5: str) -> ParsedAddress:
-    """A street usaddress cannot tag ("PO BOX 287", "7TH AND TAYLOR", "#1 MEDICAL PARK DRIVE")
-    still has a city, state and ZIP that locate it: answered for the ZIP, and said so."""
-    match = _CITY_STATE_ZIP.match(text)
-    if match is None or not match.group("street").strip(" ,"):
-        raise AddressError(f'Could not find a street, city and state in "{_shorten(text)}". {HINT}')
-    street = match.group("street").strip(" ,")
-    key = building_key(street, zip5) or BuildingKey(street.upper(), zip5)
-    return ParsedAddress(
-        street=street, city=match.group("city").strip().title(), state=match.group("state").upper(),
-        zip5=zip5, unit=None, key=key, street_read=False,
-    )
+        if zip5 and (not parts.get("AddressNumber") or not parts.get("StreetName")):
+            # A street usaddress cannot tag ("PO BOX 287", "7TH AND TAYLOR") still has a city,
+            # state and ZIP that locate it: "street part, CITY, ST 12345".
+            match = _CITY_STATE_ZIP.match(text)
+            if match is None or not match.group("street").strip(" ,"):
+                raise AddressError(f'Could not find a street, city and state in "{_shorten(text)}". {HINT}')
+            street, city, state, unit = match.group("street"), match.group("city").strip(), match.group("state"), None
+        if not zip5 and not city:
+            raise AddressError(f'Could not find a ZIP code or a city in "{_shorten(text)}". {HINT}')
+        # The same rule as a batch row's columns (domain/occupancy.py address_from_parts).
+        address = address_from_parts(street, city.title() if city else None, state, zip5, unit)
+        if address is None:  # pragma: no cover - a ZIP code or a city was checked above
+            raise AddressError(f'Could not read "{_shorten(text)}" as a US address. {HINT}')
+        return address
 
 
 def _tag(text: str) -> dict[str, str]:

@@ -57,13 +57,12 @@ from application.ports.lookup import SearchStore, StoredSearch
 from application.ports.webhooks import BatchEndedListener, NoBatchEndedListener
 from application.search_quota import MonthlyCharge
 from application.time_slices import SLICE_SECONDS, TimeSlices
-from domain.address import building_key
 from domain.batch_input import AddressRow, BatchCsvReader, SubmittedAddress, UploadCaps, submitted_csv
 from domain.chunks import header_and_body, next_row_after
 from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
 from domain.detailed_export import ScoreTexts
 from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
-from domain.occupancy import ParsedAddress
+from domain.occupancy import address_from_parts
 from domain.portfolio import PortfolioTally
 from domain.quota import month_key
 
@@ -71,7 +70,7 @@ NO_DETAIL = (
     "This export has no detailed version: it was made from rows a client sent, or before detailed "
     "exports existed. Run the batch again for one."
 )
-ROW_NOT_READ = "This row could not be read as a street and a 5-digit ZIP code, so it was not located."
+ROW_NOT_READ = "This row has neither a 5-digit ZIP code nor a city, so it was not located: add one of them."
 ROW_FAILED = "This row was not processed: {reason}. Run the job's failed rows again to retry it."
 log = logging.getLogger("perilscope.batch")
 # Rows a caller sent to POST /api/export are stored as given, unchecked: the name says so, because
@@ -444,12 +443,10 @@ class BatchService:
         return rows_csv(result_rows(result, top3)), self._score_texts.record_json(result)
 
     async def _answer(self, row: AddressRow) -> LookupResult:
-        # The CSV already separates the parts, so the building key comes straight from them.
-        key = building_key(row.street, row.zip)
-        if key is None:
+        # The CSV already separates the parts; they are read by the single lookup's rule (README, "Addresses").
+        address = address_from_parts(row.street, row.city, row.state, row.zip)
+        if address is None:
             return not_located(row.one_line, ROW_NOT_READ, self._clock.now().isoformat(), str(uuid.uuid4()))
-        address = ParsedAddress(street=row.street, city=row.city or None, state=row.state or None,
-                                zip5=key.zip5, unit=None, key=key)
         result = await self._lookup.answer(address, query=row.one_line)
         return with_location_note(result, row.zip_note) if row.zip_note else result
 

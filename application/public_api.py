@@ -114,14 +114,18 @@ class PublicApi:
             raise InvalidInput(ONLY_US, code="unsupported_country")
         address = self._lookup.parse(query)
 
-        async def locate() -> Location:
-            location = await self._lookup.locate(address)
-            if not location.located:
+        async def locate() -> list[Candidate]:
+            # An address without a ZIP code may name several places (#26, item 7): one candidate each.
+            found = []
+            for reading in (await self._lookup.readings(address))[:limit]:
+                location = await self._lookup.locate(reading)
+                if location.located:
+                    found.append(Candidate(address_id(reading.one_line), reading.one_line, location))
+            if not found:
                 raise NotFound(NO_MATCH, code="address_not_found")
-            return location
+            return found
 
-        location, standing = await self._charged(caller, locate)
-        candidates = [Candidate(address_id(address.one_line), address.one_line, location)]
+        candidates, standing = await self._charged(caller, locate)
         return AddressSearch(candidates[:limit], standing)
 
     async def _charged(self, caller: ApiCaller, work: Callable[[], Awaitable[T]]) -> tuple[T, DailyStanding]:

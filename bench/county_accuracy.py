@@ -5,7 +5,10 @@ text through the address parser, and a batch upload's columns.
     .venv/bin/python bench/county_accuracy.py
 
 Prints, per path: right-county rate, wrong-and-unmarked rate, low-confidence rate, and, for
-comparison, the ZIP's primary (largest-area) county that PerilScope used before."""
+comparison, the ZIP's primary (largest-area) county that PerilScope used before. A third figure
+takes the same addresses typed without their ZIP code (`street, city, ST`, #26 item 7): each is
+read as the place its city and state name (and the building record its street matches), as a
+single lookup reads it; one that names no place or several counts as refused (not right)."""
 
 from __future__ import annotations
 
@@ -22,9 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from domain.address import AddressError, building_key  # noqa: E402
+from application.errors import InvalidInput  # noqa: E402
+from domain.address import AddressError  # noqa: E402
 from domain.batch_input import read_batch_csv  # noqa: E402
-from domain.occupancy import ParsedAddress  # noqa: E402
+from domain.occupancy import address_from_parts  # noqa: E402
 from entrypoints.settings import Settings  # noqa: E402
 
 
@@ -88,15 +92,25 @@ async def main() -> None:
         batch: list[tuple[str | None, bool, str]] = []
         for row in read_batch_csv("eval.csv", as_batch_upload(rows)):
             # As application/batch.py builds a row's address: the columns are already separate.
-            key = building_key(row.street, row.zip)
-            if key is None:
+            address = address_from_parts(row.street, row.city, row.state, row.zip)
+            if address is None:
                 batch.append((None, True, "refused"))
                 continue
-            address = ParsedAddress(street=row.street, city=row.city or None, state=row.state or None,
-                                    zip5=key.zip5, unit=None, key=key)
             choice = await providers.locator.locate(address)
             batch.append((choice.county_fips, choice.low_confidence, choice.method))
         batch_seconds = time.perf_counter() - started
+
+        lookup = container.lookup()
+        started = time.perf_counter()
+        without_zip: list[tuple[str | None, bool, str]] = []
+        for row in rows:
+            try:
+                typed = row["address"].rsplit(" ", 1)[0]  # "street, city, ST 12345" → "street, city, ST"
+                location = await lookup.locate(await lookup.read_one(providers.parser.parse(typed)))
+                without_zip.append((location.county_fips, location.low_confidence, location.method))
+            except (AddressError, InvalidInput):
+                without_zip.append((None, True, "refused"))
+        without_zip_seconds = time.perf_counter() - started
 
         primary = []
         for row in rows:
@@ -105,6 +119,7 @@ async def main() -> None:
 
         tally("single lookups", single, truth, single_seconds)
         tally("batch rows", batch, truth, batch_seconds)
+        tally("single, typed without ZIP", without_zip, truth, without_zip_seconds)
         tally("before: ZIP primary county", primary, truth, 0.0)
         await container.engine().dispose()
 

@@ -28,6 +28,10 @@ _UNIT_PART = re.compile(r"\s*(?:#|\b(?:%s)\b\.?).*$" % "|".join(UNIT_WORDS))
 _NON_WORD = re.compile(r"[^A-Z0-9# ]+")
 _SPACES = re.compile(r"\s+")
 _ZIP5 = re.compile(r"^(\d{5})(?:-?\d{4})?$")
+_NUMBER_SIGN = re.compile(r"^#\s*(?=\d)")  # "#1 MEDICAL PARK DRIVE": the building's number, not a unit
+# A street is read when it starts with a house number ("1201", "12B", "123-45" as "123 45") followed
+# by a name: not "PO BOX 287", "7TH AND TAYLOR", "CARR 2 KM 47 7" or "URB LAS LOMAS".
+_HOUSE_NUMBER_THEN_NAME = re.compile(r"^\d+[A-Z]?(?: \d+[A-Z]?)? [A-Z0-9]")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -41,10 +45,17 @@ class BuildingKey:
 
 def normalize_street(street: str) -> str:
     """Upper-case, punctuation dropped, unit/suite cut, suffixes and directions abbreviated."""
-    text = _SPACES.sub(" ", _NON_WORD.sub(" ", street.upper())).strip()
+    text = _SPACES.sub(" ", _NON_WORD.sub(" ", _NUMBER_SIGN.sub("", street.strip().upper()))).strip()
     text = _UNIT_PART.sub("", text).strip()
     words = [WORD_ABBREVIATIONS.get(word, word) for word in text.split(" ") if word]
     return " ".join(words)
+
+
+def street_is_read(street_key: str) -> bool:
+    """The one rule, for a single lookup's line and a batch row's column alike (#26, item 6): a
+    normalised street (normalize_street) is read as a building's address when it starts with a
+    house number followed by a street name. Any other street is answered for its ZIP code and city."""
+    return bool(_HOUSE_NUMBER_THEN_NAME.match(street_key))
 
 
 def normalize_zip(zip_code: str) -> str | None:

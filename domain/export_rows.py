@@ -15,7 +15,7 @@ from domain.portfolio import NO_RATING, NOT_LOCATED
 UNKNOWN_MATCH_LEVEL = "unknown"
 # NRI's ratings, worst first; other texts (e.g. "Insufficient Data") follow, then no rating.
 RATING_ORDER = ("Very High", "Relatively High", "Relatively Moderate", "Relatively Low", "Very Low")
-MATCH_LEVEL_ORDER = ("building", "census_exact", "zip_centroid", "none")
+MATCH_LEVEL_ORDER = ("building", "census_exact", "place", "zip_centroid", "none")
 # What the viewer shows of a record (the rest, perils, receipt, tract..., stays on the group page).
 VIEWER_FIELDS: tuple[str, ...] = (
     "row", "address", "status", "message", "match_level", "low_confidence", "county_fips", "county_name",

@@ -481,7 +481,8 @@ class PortfolioTally:
         state = self._s
         get = record.get
         state.rows += 1
-        located = get("status") != NOT_LOCATED and get("match_level") not in (None, "none")
+        # Located: a point, or a county without one (no point we have lies in it: #26, item 5).
+        located = get("status") != NOT_LOCATED and (get("match_level") not in (None, "none") or bool(get("county_fips")))
         if located:
             level = str(get("match_level"))
             state.match_levels[level] = state.match_levels.get(level, 0) + 1

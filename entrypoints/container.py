@@ -77,6 +77,7 @@ from adapters.reference_data.memory_index import (
 )
 from adapters.db.search_repositories import SqlQuotaLedger, SqlSearchStore
 from adapters.providers.census_geocoder import CensusGeocoder
+from adapters.reference_data.place_points import CountyPoints, EmbeddedPlaceResolver
 from adapters.providers.common import new_http_client
 from adapters.providers.google_photos import GooglePlacePhotos
 from adapters.providers.google_places import GooglePlacesProvider
@@ -279,6 +280,8 @@ class Container(containers.DeclarativeContainer):
         naics=naics_table,
         catalogue=providers.Singleton(LoadedDatasets, index=reference_index),
         tracts=providers.Singleton(NriTractScores, index=reference_index),
+        points=providers.Singleton(CountyPoints, index=reference_index),
+        places_named=providers.Singleton(EmbeddedPlaceResolver, index=reference_index),
     )
     # On SQLite (the embedded default) the lookup's hot write skips aiosqlite's thread hops.
     search_store = providers.Selector(

@@ -458,6 +458,8 @@ def in_memory_lookup(
     tracts: object = None,
     buildings: object = None,
     geocoder: object = None,
+    points: object = None,
+    places_named: object = None,
 ) -> LookupWorld:
     """Anchorage's ZIP 99503 lies in one county; 99501 is split between two by its addresses."""
     from adapters.address_parser import UsaddressParser
@@ -482,6 +484,8 @@ def in_memory_lookup(
         naics=NoNaics(),
         catalogue=NoCatalogue(),
         tracts=tracts,  # type: ignore[arg-type]
+        points=points,  # type: ignore[arg-type]
+        places_named=places_named,  # type: ignore[arg-type]
     )
     quota = SearchQuota(
         ledger=InMemoryQuotaLedger(searches),

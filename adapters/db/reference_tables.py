@@ -91,6 +91,24 @@ class PlaceCountyRow(Base):
     county_fips: Mapped[str] = mapped_column(String(5))
     share: Mapped[float | None] = mapped_column(Float)
     source: Mapped[str] = mapped_column(String(40))
+    # SimpleMaps cities only: the city's point (in this county, as SimpleMaps says) and its ZIPs,
+    # separated by "|" (an address typed without a ZIP is resolved through them).
+    lat: Mapped[float | None] = mapped_column(Float)
+    lng: Mapped[float | None] = mapped_column(Float)
+    zips: Mapped[str | None] = mapped_column(Text)
+
+
+class ZipPointRow(Base):
+    """A ZIP's point from one source with the county that same source puts it in (GeoNames):
+    without county polygons, a point is trusted to lie in a county only when its source says so."""
+
+    __tablename__ = "zip_point"
+
+    zip: Mapped[str] = mapped_column(String(5), primary_key=True)
+    source: Mapped[str] = mapped_column(String(20), primary_key=True)
+    county_fips: Mapped[str | None] = mapped_column(String(5))
+    lat: Mapped[float] = mapped_column(Float)
+    lng: Mapped[float] = mapped_column(Float)
 
 
 class NaicsCodeRow(Base):

@@ -25,6 +25,7 @@ from adapters.db.reference_tables import (
     PlaceCountyRow,
     ZipCountyRow,
     ZipCountyShareRow,
+    ZipPointRow,
 )
 from adapters.naics_mapping import naics_for_types
 from adapters.reference_data.catalogue import EMBEDDED_CATALOGUE
@@ -79,6 +80,13 @@ class ReferenceData:
         pairs = self.place_shares.get((state, place))
         return dict(pairs) if pairs else None
     centroid_by_zip: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # Points that say which county they lie in, by their own source (#26, item 5): each ZIP's
+    # SimpleMaps centroid then its GeoNames point, (lat, lng, county); each SimpleMaps city's point.
+    zip_points: dict[str, tuple[tuple[float, float, str], ...]] = field(default_factory=dict)
+    place_points: dict[tuple[str, str], tuple[float, float, str]] = field(default_factory=dict)
+    # (state, place key) → the city's ZIP codes and its name as written (SimpleMaps cities)
+    place_zips: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    place_names: dict[tuple[str, str], str] = field(default_factory=dict)
     businesses_by_key: dict[BuildingKey, list[Business]] = field(default_factory=dict)
     building_by_key: dict[BuildingKey, Building] = field(default_factory=dict)
     naics_titles: dict[str, str] = field(default_factory=dict)
@@ -123,7 +131,9 @@ async def _load(session: AsyncSession) -> ReferenceData:
     counties = {row.county_fips: _county(row) for row in await session.scalars(select(NriCountyRow))}
     data.counties = counties
     data.tracts = await _load_tracts(session)
-    zip_rows = select(ZipCountyRow.zip, ZipCountyRow.county_fips, ZipCountyRow.state, ZipCountyRow.lat, ZipCountyRow.lng)
+    zip_rows = select(ZipCountyRow.zip, ZipCountyRow.county_fips, ZipCountyRow.state, ZipCountyRow.lat, ZipCountyRow.lng,
+                      ZipCountyRow.source)
+    zip_points: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
     async for zip_row in _streamed(session, zip_rows):
         zip5 = _shared(zip_row.zip)
         data.county_by_zip[zip5] = counties.get(zip_row.county_fips or "")
@@ -131,6 +141,12 @@ async def _load(session: AsyncSession) -> ReferenceData:
             data.zip_state[zip5] = _shared(zip_row.state)
         if zip_row.lat is not None and zip_row.lng is not None:
             data.centroid_by_zip[zip5] = (zip_row.lat, zip_row.lng)
+            if zip_row.source == "simplemaps" and zip_row.county_fips:  # the centroid and county of one source
+                zip_points[zip5].append((zip_row.lat, zip_row.lng, _shared(zip_row.county_fips)))
+    async for point in _streamed(session, select(ZipPointRow.zip, ZipPointRow.county_fips, ZipPointRow.lat, ZipPointRow.lng)):
+        if point.county_fips:
+            zip_points[_shared(point.zip)].append((point.lat, point.lng, _shared(point.county_fips)))
+    data.zip_points = {zip5: tuple(points) for zip5, points in zip_points.items()}
     await _load_county_shares(session, data)
     businesses: dict[BuildingKey, list[Business]] = defaultdict(list)
     business_rows = (
@@ -201,8 +217,15 @@ async def _load_county_shares(session: AsyncSession, data: ReferenceData) -> Non
     for source in PLACE_SOURCES_BEST_FIRST:
         of_source: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
         place_rows = (select(PlaceCountyRow.state, PlaceCountyRow.place_key, PlaceCountyRow.county_fips,
-                             PlaceCountyRow.share).where(PlaceCountyRow.source == source))
+                             PlaceCountyRow.share, PlaceCountyRow.place_name, PlaceCountyRow.lat, PlaceCountyRow.lng,
+                             PlaceCountyRow.zips).where(PlaceCountyRow.source == source))
         async for row in _streamed(session, place_rows):
+            if row.lat is not None and row.lng is not None:  # a SimpleMaps city: its point, ZIPs and name
+                city = (_shared(row.state), row.place_key)
+                data.place_points.setdefault(city, (row.lat, row.lng, _shared(row.county_fips)))
+                data.place_names.setdefault(city, row.place_name)
+                if row.zips:
+                    data.place_zips[city] = tuple(dict.fromkeys((*data.place_zips.get(city, ()), *map(_shared, row.zips.split("|")))))
             if (row.state, row.place_key) in data.place_shares:
                 continue
             counties = of_source[(_shared(row.state), row.place_key)]
@@ -285,7 +308,7 @@ class ZipAndPlaceCountyLocator:
     async def locate(self, address: ParsedAddress) -> CountyChoice:
         data = await self._index.data()
         state = (address.state or "").upper()
-        zip_shares = data.zip_shares.get(address.zip5)
+        zip_shares = data.zip_shares.get(address.zip5) if address.zip5 else None
         retired = False
         if zip_shares is None and (primary := data.county_by_zip.get(address.zip5)) is not None:
             # Known to the older ZIP tables but not to USPS's current crosswalk: retired, or a
@@ -295,7 +318,7 @@ class ZipAndPlaceCountyLocator:
         # A place is looked up in the state the address names; a ZIP of another state says nothing about it.
         place = data.place_counties(state or zip_state or "", place_key(address.city or "")) if address.city else None
         choice = choose_county(zip_shares or (), place or {})
-        if zip_shares is None:
+        if zip_shares is None and address.zip5:  # (none given: the city decided, and the lookup says so)
             choice = with_note(choice, f"ZIP code {address.zip5} is not a ZIP code we know (it may be new, retired or mistyped).")
         elif retired:
             choice = with_note(

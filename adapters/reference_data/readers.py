@@ -239,8 +239,9 @@ def _place_rows(frame: pd.DataFrame, source: str, share: pd.Series, points: pd.D
             "source": source,
         }
     )
-    if points is not None:  # the place's point (in its county, as the source says) and its ZIPs
-        out = out.join(points)
+    # The place's point (in its county, as the source says) and its ZIPs, where the source has them;
+    # every reader gives the columns, as one bulk insert takes its columns from the first row.
+    out = out.join(points) if points is not None else out.assign(lat=None, lng=None, zips=None)
     return _records(out[out["county_fips"].notna() & (out["place_key"] != "")])
 
 

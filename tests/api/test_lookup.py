@@ -62,15 +62,16 @@ async def test_miami_has_hurricane_in_top3_and_null_avalanche(client: AsyncClien
     # Avalanche is 'Not Applicable' in Miami-Dade: null, never 0.
     assert result["perils"]["AVLN_Score"] is None
     assert result["ratings"]["AVLN"] == "Not Applicable"
-    assert result["receipt"]["geocode_match"] == "zip_centroid"
+    # The named city's point, which SimpleMaps puts in Miami-Dade, the county chosen (#26, item 5).
+    assert result["receipt"]["geocode_match"] == "place"
 
 
 async def test_rejected_input_is_not_charged(client: AsyncClient) -> None:
     user = await sign_up_and_log_in(client, "reject@example.com")
     empty = await _look_up(client, user["headers"], "   ")
     assert empty.status_code == 400 and empty.json()["error"] == "Please enter an address for single search"
-    no_zip = await _look_up(client, user["headers"], "701 5th Ave, Seattle")
-    assert no_zip.status_code == 400 and "ZIP code" in no_zip.json()["error"]
+    no_place = await _look_up(client, user["headers"], "701 5th Ave")  # neither a ZIP code nor a city
+    assert no_place.status_code == 400 and "ZIP code or a city" in no_place.json()["error"]
     assert (await _stats(client, user["headers"]))["current_month_searches"] == 0
 
 
@@ -245,9 +246,9 @@ async def test_nothing_unknown_is_made_up_in_a_single_answer_or_its_export(clien
     exported = await client.get(f"/api/search-results/{result['search_id']}/export", headers=user["headers"])
     [row] = list(csv.DictReader(io.StringIO(exported.text)))
     assert row["Total_Score"] == "" and row["name"] == "NA"
-    # The ZIP centre is a real place, said to be the ZIP's centre: never 0,0.
+    # San Juan's own point (in the municipio chosen), said to be the city's point: never 0,0.
     assert float(row["lat"]) > 17 and float(row["lng"]) < -65
-    assert result["receipt"]["geocode_match"] == "zip_centroid"
+    assert result["receipt"]["geocode_match"] == "place"
 
 
 async def test_connecticut_is_scored_by_its_planning_region(client: AsyncClient) -> None:

@@ -178,7 +178,7 @@ async def test_a_search_now_answers_a_row_at_a_time_as_they_are_read() -> None:
 
 
 async def test_an_unparseable_row_is_kept_and_marked_not_located() -> None:
-    unreadable = ("somewhere", "Anchorage", "AK", "ABCDE")
+    unreadable = ("somewhere", "", "AK", "ABCDE")  # neither a ZIP code nor a city (#26, item 6)
     world = world_with()
     upload = await world.service.upload(ANN, "portfolio.csv", csv_file(CORDOVA, unreadable, MAIN))
     results = [result async for result in await world.service.search_now(ANN, upload.id)]
