@@ -20,12 +20,13 @@ from application.api_keys import require_scope
 from application.api_plans import ApiPlans, DailyStanding
 from application.batch import BatchService
 from application.errors import Conflict, InvalidInput, NotFound, TooLarge
-from application.ports.batch import BatchJob, WrittenFile
+from application.pages import Page, PageRequest, page_of
+from application.ports.batch import BatchJob, ExportFile, WrittenFile
 from application.ports.clock import Clock
 from application.ports.public_api import ApiCaller
 from application.ports.webhooks import CallbackUrlCheck
 from domain.api_access import ApiScope
-from domain.batch_input import SubmittedAddress
+from domain.batch_input import FIRST_ROW, MAX_OWN_FIELDS, SubmittedAddress, own_field_problem
 
 FORMATS = ("csv", "xlsx", "jsonl")
 FORMAT_ALIASES = {"json": "jsonl"}  # SPEC §5 names "json": the records are JSON Lines
@@ -54,11 +55,23 @@ def unknown_format(fmt: str) -> InvalidInput:
 
 
 @dataclass(frozen=True, slots=True)
+class RefusedAddress:
+    """An address of the batch that cannot be located by the rules of an uploaded row: not looked
+    up and not charged, and in the export in its place, not located, with this message."""
+
+    address_index: int
+    row: int  # its `row` in the export: address_index + 2
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class SubmittedBatch:
     job: BatchJob
     export_id: str
     eta_seconds: int
     standing: DailyStanding
+    charged: int = 0  # requests of the daily plan: the addresses looked up
+    refused: tuple[RefusedAddress, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +101,18 @@ class ExportId:
 
     def __str__(self) -> str:
         return self.job_id if self.format == DEFAULT_FORMAT else f"{self.job_id}.{self.format}"
+
+
+def _check_own_fields(addresses: list[SubmittedAddress]) -> None:
+    """A program's own fields become columns of its export: a name must make a column of its own."""
+    for index, address in enumerate(addresses):
+        if len(address.fields) > MAX_OWN_FIELDS:
+            raise InvalidInput(f"Address {index} has {len(address.fields)} own fields; at most {MAX_OWN_FIELDS}.",
+                               code="invalid_own_field", details={"address_index": index})
+        for name, _ in address.fields:
+            if (problem := own_field_problem(name)) is not None:
+                raise InvalidInput(f"Address {index}: {problem} Nothing was charged.", code="invalid_own_field",
+                                   details={"address_index": index, "field": name[:64]})
 
 
 def export_format(fmt: str) -> str:
@@ -131,17 +156,33 @@ class ApiBatches:
             raise InvalidInput(NO_ADDRESSES, code="no_addresses")
         if len(addresses) > self.max_addresses:
             raise too_many_addresses(len(addresses), self.max_addresses)
+        _check_own_fields(addresses)
         url = callback_url.strip() if callback_url else None
         if url:
             url = await self._callbacks.check(url)  # InvalidInput(callback_url_refused) says why
+        refused = tuple(
+            RefusedAddress(index, index + FIRST_ROW, problem)
+            for index, address in enumerate(addresses)
+            if (problem := address.problem) is not None
+        )
+        charged = len(addresses) - len(refused)
         charged_at = self._clock.now()
-        standing = await self._plans.charge(caller.user_id, len(addresses))
+        standing = await self._plans.charge(caller.user_id, charged) if charged else await self._plans.standing(caller.user_id)
         try:
             job = await self._batch.start_submitted(caller.user_id, addresses, url or None)
         except BaseException:
-            await self._plans.release(caller.user_id, charged_at, len(addresses))
+            if charged:
+                await self._plans.release(caller.user_id, charged_at, charged)
             raise
-        return SubmittedBatch(job, str(ExportId(job.id, DEFAULT_FORMAT)), self._first_estimate(job), standing)
+        export_id = str(ExportId(job.id, DEFAULT_FORMAT))
+        return SubmittedBatch(job, export_id, self._first_estimate(job), standing, charged, refused)
+
+    async def exports(self, caller: ApiCaller, page: PageRequest) -> tuple[Page[ExportFile], DailyStanding]:
+        """The caller's exports of batches (the API's and the web uploads'), newest first, a page at a
+        time; each is downloaded by its job id as export_id. Listing costs no request."""
+        require_scope(caller, ApiScope.BATCH)
+        fetched = await self._batch.batch_exports_of(caller.user_id, page.offset, page.fetch)
+        return page_of(fetched, page), await self._plans.standing(caller.user_id)
 
     async def status(self, caller: ApiCaller, export_id: str) -> ExportState:
         require_scope(caller, ApiScope.BATCH)

@@ -444,9 +444,10 @@ class BatchService:
 
     async def _answer(self, row: AddressRow) -> LookupResult:
         # The CSV already separates the parts; they are read by the single lookup's rule (README, "Addresses").
-        address = address_from_parts(row.street, row.city, row.state, row.zip)
+        address = address_from_parts(row.street, row.city, row.state, row.zip) if row.problem is None else None
         if address is None:
-            return not_located(row.one_line, ROW_NOT_READ, self._clock.now().isoformat(), str(uuid.uuid4()))
+            message = row.problem or ROW_NOT_READ
+            return not_located(row.one_line, message, self._clock.now().isoformat(), str(uuid.uuid4()))
         result = await self._lookup.answer(address, query=row.one_line)
         return with_location_note(result, row.zip_note) if row.zip_note else result
 
@@ -522,6 +523,11 @@ class BatchService:
 
     async def exports(self, caller: AccessClaims) -> list[ExportFile]:
         return await self._store.exports(caller.user_id)
+
+    async def batch_exports_of(self, user_id: str, offset: int, limit: int) -> list[ExportFile]:
+        """The user's exports of batch jobs, newest first: for the public API, whose caller
+        application/api_batches.py has checked."""
+        return await self._store.batch_exports(user_id, offset, limit)
 
     async def export(self, caller: AccessClaims, name: str) -> ExportFile:
         return await self._export_of(caller.user_id, name)

@@ -14,6 +14,7 @@ from application.api_plans import ApiPlans, DailyStanding
 from application.ports.public_api import ApiAnswerStore, ApiCaller, StoredAnswer
 from application.errors import InvalidInput, NotFound
 from application.lookup import LookupService, not_located_message
+from application.pages import PageRequest, page_of
 from application.ports.clock import Clock
 from domain.api_access import ApiScope, address_id, address_of
 from domain.lookup_result import Location, LookupResult
@@ -22,7 +23,7 @@ T = TypeVar("T")
 COUNTRIES = {"US", "USA"}
 ONLY_US = "Only addresses in the United States can be looked up: send country=US (or leave it out)."
 UNKNOWN_ADDRESS_ID = "No address has this address_id: take one from GET /api/v1/search/address."
-HISTORY_LIMIT = 100  # the newest answers of the period
+HISTORY_LIMIT = 100  # answers on a page of the history, at most (and by default)
 DATES_REVERSED = "from_date is after to_date: send the earlier date as from_date."
 NO_MATCH = "No matching addresses: check the ZIP code and city, then try again. Nothing was charged."
 
@@ -51,6 +52,8 @@ class AnswerHistory:
     address: str
     answers: list[StoredAnswer]  # newest first
     standing: DailyStanding
+    offset: int = 0
+    next_offset: int | None = None  # where the next page starts; None: no more answers
 
 
 def _day_start(day: date) -> datetime:
@@ -90,10 +93,11 @@ class PublicApi:
         return await self.risk_assessment(caller, text)
 
     async def history(
-        self, caller: ApiCaller, identifier: str, from_date: date | None, to_date: date | None
+        self, caller: ApiCaller, identifier: str, from_date: date | None, to_date: date | None,
+        page: PageRequest = PageRequest(limit=HISTORY_LIMIT),
     ) -> AnswerHistory:
-        """The caller's own earlier answers for an address_id, days inclusive (UTC); reading them
-        is not a look-up and costs no request."""
+        """The caller's own earlier answers for an address_id, days inclusive (UTC), a page at a
+        time (newest first); reading them is not a look-up and costs no request."""
         require_scope(caller, ApiScope.READ)
         text = address_of(identifier)
         if text is None:
@@ -103,8 +107,10 @@ class PublicApi:
         address = self._lookup.parse(text)
         since = _day_start(from_date) if from_date else datetime(1970, 1, 1, tzinfo=UTC)
         until = _day_start(to_date + timedelta(days=1)) if to_date else self._clock.now() + timedelta(seconds=1)
-        answers = await self._answers.history(caller.user_id, address.one_line, since, until, HISTORY_LIMIT)
-        return AnswerHistory(address.one_line, answers, await self._plans.standing(caller.user_id))
+        fetched = await self._answers.history(caller.user_id, address.one_line, since, until, page.fetch, page.offset)
+        answers = page_of(fetched, page)
+        standing = await self._plans.standing(caller.user_id)
+        return AnswerHistory(address.one_line, answers.items, standing, answers.offset, answers.next_offset)
 
     async def search_address(self, caller: ApiCaller, query: str, limit: int, country: str) -> AddressSearch:
         """The address as read, with where it lies and how sure that is (its other possible

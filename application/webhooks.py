@@ -17,6 +17,7 @@ from datetime import timedelta
 
 from application.api_keys import require_scope
 from application.errors import InvalidInput
+from application.pages import Page, PageRequest, page_of
 from application.ports.accounts import AccessClaims
 from application.ports.batch import BatchJob
 from application.ports.clock import Clock
@@ -229,10 +230,11 @@ class Webhooks:
         """The caller's newest deliveries with their newest attempts; never another user's."""
         return await self._recent(caller.user_id, limit)
 
-    async def api_deliveries(self, caller: ApiCaller, limit: int = DELIVERIES_SHOWN) -> list[Delivery]:
-        """The same for a public API caller, whose key must have the read scope."""
+    async def api_deliveries(self, caller: ApiCaller, page: PageRequest = PageRequest(limit=DELIVERIES_SHOWN)) -> Page[Delivery]:
+        """The same for a public API caller, whose key must have the read scope, a page at a time."""
         require_scope(caller, ApiScope.READ)
-        return await self._recent(caller.user_id, limit)
+        fetched = await self._deliveries.recent(caller.user_id, page.fetch, ATTEMPTS_SHOWN, page.offset)
+        return page_of(fetched, page)
 
     async def _recent(self, user_id: str, limit: int) -> list[Delivery]:
         return await self._deliveries.recent(user_id, min(max(limit, 1), DELIVERIES_SHOWN), ATTEMPTS_SHOWN)

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from domain.us_states import STATE_NAMES, state_code
+
 REQUIRED_COLUMNS = ("Street Address", "City", "State", "Zip")
 OPTIONAL_COLUMNS = ("Country",)
 DEFAULT_MAX_ROWS = 1_000_000
@@ -76,6 +78,9 @@ class AddressRow:
     extra: tuple[tuple[str, str], ...] = ()
     # A ZIP read differently from how it was written, said in words (see repaired_zip).
     zip_note: str | None = None
+    # Why the row cannot be located whatever the data says (see zip_problem): it is answered
+    # "not located" with this message, and a public API batch does not charge it.
+    problem: str | None = None
 
     @property
     def one_line(self) -> str:
@@ -292,7 +297,8 @@ class BatchCsvReader:
     def address(self, row: CsvRow) -> AddressRow:
         header = self.header or []
         values = {name: row.values[index].strip() for name, index in self._columns.items()}
-        zip_code, zip_note = repaired_zip(values["Zip"])
+        problem = zip_problem(values["Zip"], values["State"])
+        zip_code, zip_note = (values["Zip"], None) if problem else repaired_zip(values["Zip"])
         return AddressRow(
             line=row.line,
             street=values["Street Address"],
@@ -302,6 +308,7 @@ class BatchCsvReader:
             country=values.get("Country", "") or "US",
             extra=tuple((header[index].strip(), row.values[index]) for index in self._extra),
             zip_note=zip_note,
+            problem=problem,
         )
 
 
@@ -333,6 +340,33 @@ def repaired_zip(zip_code: str) -> tuple[str, str | None]:
     return zip_code, None
 
 
+# The digits the ZIP codes of each state, the District and each territory begin with (domain/us_states.py
+# has their names). USPS gives each a range of 3-digit prefixes; a few reach past their region's first
+# digit: New York's 005 and 063, Texas' 885, the District's 569.
+ZIP_FIRST_DIGITS: dict[str, str] = {
+    "AL": "3", "AK": "9", "AZ": "8", "AR": "7", "CA": "9", "CO": "8", "CT": "0", "DE": "1", "DC": "25", "FL": "3",
+    "GA": "3", "HI": "9", "ID": "8", "IL": "6", "IN": "4", "IA": "5", "KS": "6", "KY": "4", "LA": "7", "ME": "0",
+    "MD": "2", "MA": "0", "MI": "4", "MN": "5", "MS": "3", "MO": "6", "MT": "5", "NE": "6", "NV": "8", "NH": "0",
+    "NJ": "0", "NM": "8", "NY": "01", "NC": "2", "ND": "5", "OH": "4", "OK": "7", "OR": "9", "PA": "1", "RI": "0",
+    "SC": "2", "SD": "5", "TN": "3", "TX": "78", "UT": "8", "VT": "0", "VA": "2", "WA": "9", "WV": "2", "WI": "5",
+    "WY": "8", "PR": "0", "VI": "0", "GU": "9", "AS": "9", "MP": "9",
+}
+
+
+def zip_problem(zip_code: str, state: str) -> str | None:
+    """Why a row's ZIP cannot be read, whatever the reference data holds: 4 digits where the state's
+    ZIP codes never begin with 0, so a digit is missing, not a leading zero a spreadsheet dropped
+    (repaired_zip); None otherwise, the lookup judging the rest."""
+    digits, code = zip_code.strip(), state_code(state)
+    if len(digits) != 4 or not digits.isdigit() or code is None or "0" in ZIP_FIRST_DIGITS.get(code, "0"):
+        return None
+    name, begins = STATE_NAMES[code], " or ".join(ZIP_FIRST_DIGITS[code])
+    return (
+        f"ZIP code {digits} has 4 digits, and {name}'s ZIP codes have 5 beginning with {begins}: a digit is "
+        "missing, so the address was not located. Correct the ZIP code and try again."
+    )
+
+
 def _columns(header: list[str]) -> dict[str, int]:
     """Header names matched ignoring case and surrounding spaces."""
     normalized = [cell.strip().lower() for cell in header]
@@ -353,21 +387,52 @@ def _columns(header: list[str]) -> dict[str, int]:
 INDEX_COLUMN = "address_index"
 
 
+# The row of a submitted address in its export: its line in the batch written as a CSV, the header
+# being line 1, as an uploaded file's rows are numbered; so `row` is always address_index + 2.
+FIRST_ROW = 2
+RESERVED_FIELDS = frozenset(name.lower() for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, INDEX_COLUMN))
+MAX_OWN_FIELDS = 20
+
+
 @dataclass(frozen=True, slots=True)
 class SubmittedAddress:
-    """An address a program sent (POST /api/v1/search/batch), already split into its parts."""
+    """An address a program sent (POST /api/v1/search/batch), already split into its parts, with
+    the program's own fields (a policy number...) that its export gives back, as an upload's own
+    columns are."""
 
     address: str
     city: str
     state: str
     zip: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def problem(self) -> str | None:
+        """Why the address cannot be located, by the rules of an uploaded row (zip_problem)."""
+        return zip_problem(self.zip, self.state)
+
+
+def own_field_problem(name: str) -> str | None:
+    """Why a program's own field name cannot be a column of its export; None when it can."""
+    if not name.strip() or name != name.strip():
+        return f"Own field name {name[:64]!r} must not be empty nor begin or end with a space."
+    if name.lower() in RESERVED_FIELDS:
+        return f"Own field name {name!r} is one of the batch's own columns: name it otherwise (e.g. my_{name})."
+    return None
 
 
 def submitted_csv(addresses: Iterable[SubmittedAddress]) -> str:
-    """Submitted addresses as a batch CSV, so they are read and answered exactly as an upload is."""
+    """Submitted addresses as a batch CSV, so they are read and answered exactly as an upload is:
+    a state's name is read as its code, and the programs' own fields are columns after address_index
+    (every name any address has, in the order first seen; empty where an address has none)."""
+    addresses = list(addresses)
+    own = list(dict.fromkeys(name for row in addresses for name, _ in row.fields))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, INDEX_COLUMN])
+    writer.writerow([*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, INDEX_COLUMN, *own])
     for index, row in enumerate(addresses):
-        writer.writerow([row.address.strip(), row.city.strip(), row.state.strip(), row.zip.strip(), "US", str(index)])
+        values = dict(row.fields)
+        state = state_code(row.state) or row.state.strip()
+        writer.writerow([row.address.strip(), row.city.strip(), state, row.zip.strip(), "US", str(index),
+                         *(values.get(name, "") for name in own)])
     return buffer.getvalue()

@@ -85,9 +85,11 @@ class InMemoryAnswers:
     async def add(self, user_id: str, address: str, answer: dict, at: datetime) -> None:
         self.rows.append((user_id, address, StoredAnswer(at, answer)))
 
-    async def history(self, user_id: str, address: str, since: datetime, until: datetime, limit: int) -> list[StoredAnswer]:
+    async def history(
+        self, user_id: str, address: str, since: datetime, until: datetime, limit: int, offset: int = 0
+    ) -> list[StoredAnswer]:
         mine = [a for u, line, a in self.rows if u == user_id and line == address and since <= a.answered_at < until]
-        return sorted(mine, key=lambda a: a.answered_at, reverse=True)[:limit]
+        return sorted(mine, key=lambda a: a.answered_at, reverse=True)[offset : offset + limit]
 
 
 @dataclass

@@ -198,7 +198,9 @@ class SqlApiAnswerStore:
             )
             await session.commit()
 
-    async def history(self, user_id: str, address: str, since: datetime, until: datetime, limit: int) -> list[StoredAnswer]:
+    async def history(
+        self, user_id: str, address: str, since: datetime, until: datetime, limit: int, offset: int = 0
+    ) -> list[StoredAnswer]:
         async with self._sessions() as session:
             rows = await session.execute(
                 select(ApiAnswerRow.created_at, ApiAnswerRow.result_json)
@@ -210,6 +212,7 @@ class SqlApiAnswerStore:
                     ApiAnswerRow.created_at < until,
                 )
                 .order_by(ApiAnswerRow.created_at.desc(), ApiAnswerRow.id)
+                .offset(offset)
                 .limit(limit)
             )
             return [StoredAnswer(row.created_at, decode_result(row.result_json)) for row in rows]

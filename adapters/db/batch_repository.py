@@ -163,6 +163,19 @@ class SqlBatchStore:
             ).all()
         return [_export(row) for row in rows]
 
+    async def batch_exports(self, user_id: str, offset: int, limit: int) -> list[ExportFile]:
+        async with self._sessions() as session:
+            rows = (
+                await session.execute(
+                    select(*_EXPORT_COLUMNS)
+                    .where(ExportFileRow.user_id == user_id, ExportFileRow.job_id.is_not(None))
+                    .order_by(ExportFileRow.exported_at.desc(), ExportFileRow.id)
+                    .offset(offset)
+                    .limit(limit)
+                )
+            ).all()
+        return [_export(row) for row in rows]
+
     async def export(self, user_id: str, name: str) -> ExportFile | None:
         async with self._sessions() as session:
             row = (await session.execute(

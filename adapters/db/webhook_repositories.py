@@ -123,13 +123,14 @@ class SqlDeliveryStore:
             await session.commit()
         return True
 
-    async def recent(self, user_id: str, limit: int, attempts_each: int) -> list[Delivery]:
+    async def recent(self, user_id: str, limit: int, attempts_each: int, offset: int = 0) -> list[Delivery]:
         async with self._sessions() as session:
             rows = list(
                 await session.scalars(
                     select(_DELIVERY)
                     .where(_DELIVERY.user_id == user_id)
                     .order_by(_DELIVERY.created_at.desc(), _DELIVERY.id)
+                    .offset(offset)
                     .limit(limit)
                 )
             )

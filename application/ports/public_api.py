@@ -83,7 +83,9 @@ class StoredAnswer:
 class ApiAnswerStore(Protocol):
     async def add(self, user_id: str, address: str, answer: LookupResult, at: datetime) -> None: ...
 
-    async def history(self, user_id: str, address: str, since: datetime, until: datetime, limit: int) -> list[StoredAnswer]:
+    async def history(
+        self, user_id: str, address: str, since: datetime, until: datetime, limit: int, offset: int = 0
+    ) -> list[StoredAnswer]:
         """The user's answers for exactly this address line with since <= time < until, newest first."""
         ...
 

@@ -58,7 +58,7 @@ class DeliveryStore(Protocol):
         transaction; False (and nothing stored) when the lease `token` is no longer the holder's."""
         ...
 
-    async def recent(self, user_id: str, limit: int, attempts_each: int) -> list[Delivery]:
+    async def recent(self, user_id: str, limit: int, attempts_each: int, offset: int = 0) -> list[Delivery]:
         """The user's newest deliveries, newest first, each with its newest attempts."""
         ...
 

@@ -19,6 +19,7 @@ from entrypoints.http.webhook_pump import WebhookPump
 from entrypoints.http.metrics import ROUTES as METRICS_ROUTES
 from entrypoints.http.metrics import http_metrics_middleware
 from entrypoints.http.openapi import openapi_config
+from entrypoints.http.rate_limit_headers import rate_limit_headers_middleware
 from entrypoints.http.request_id import request_id_middleware
 from entrypoints.http.routes import ROUTE_HANDLERS
 from entrypoints.http.security_headers import security_headers_hook
@@ -69,7 +70,7 @@ def create_app(container: Container) -> Litestar:
         route_handlers=[*ROUTE_HANDLERS, *METRICS_ROUTES, swagger_assets, *spa_routes(settings.web_dist)],
         dependencies=DEPENDENCIES,
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[http_metrics_middleware(), request_id_middleware],
+        middleware=[http_metrics_middleware(), request_id_middleware, rate_limit_headers_middleware],
         # Secure cookies and HSTS go together: both when the public base URL is https.
         before_send=[security_headers_hook(https=settings.secure_cookies)],
         before_request=refuse_bad_requests,

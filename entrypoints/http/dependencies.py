@@ -35,6 +35,7 @@ from application.ports.accounts import AccessClaims
 from application.ports.clock import Clock
 from application.ports.mail import Mailer
 from entrypoints.container import Container
+from entrypoints.http.rate_limit_headers import remember_caller
 from entrypoints.settings import Settings
 
 
@@ -94,12 +95,15 @@ async def provide_api_caller(request: Request) -> ApiCaller:
     """The public API's caller: an `X-API-Key`, or a bearer token of POST /api/v1/auth/token."""
     keys = container_of(request).api_keys()
     key = request.headers.get("x-api-key", "").strip()
-    if key:
-        return await keys.by_key(key)
     token = bearer_token(request)
-    if token is not None:
-        return await keys.by_token(token)
-    raise NotAuthenticated(NO_CREDENTIALS, code="missing_credentials")
+    if key:
+        caller = await keys.by_key(key)
+    elif token is not None:
+        caller = await keys.by_token(token)
+    else:
+        raise NotAuthenticated(NO_CREDENTIALS, code="missing_credentials")
+    remember_caller(request.scope, caller)  # for the X-RateLimit-* headers of an error answer
+    return caller
 
 
 DEPENDENCIES = {

@@ -10,7 +10,9 @@ import msgspec
 from litestar.datastructures import ResponseHeader
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import OpenAPIRenderPlugin
-from litestar.openapi.spec import Components, SecurityRequirement, SecurityScheme
+from litestar.openapi.spec import Components, Example, SecurityRequirement, SecurityScheme
+
+from application.api_keys import INVALID_KEY, INVALID_TOKEN, NO_CREDENTIALS
 
 BEARER_SCHEME = "BearerToken"
 BEARER: list[SecurityRequirement] = [{BEARER_SCHEME: []}]
@@ -109,19 +111,53 @@ def admin_only(*statuses: int | tuple[int, ...]) -> dict[str, Any]:
     return {"security": BEARER, "responses": error_responses(ADMIN, *statuses)}
 
 
+# The public API's 401s, by code: what a program reads to know which credential to fix
+# (application/api_keys.py and entrypoints/http/dependencies.py raise them).
+PUBLIC_API_401_CODES: dict[str, tuple[str, str]] = {  # code: (when, the message it comes with)
+    "missing_credentials": ("neither an X-API-Key header nor an Authorization: Bearer token was sent", NO_CREDENTIALS),
+    "invalid_api_key": ("the API key is unknown or revoked (also a token whose key was revoked since)", INVALID_KEY),
+    "invalid_token": ("the bearer token is not one of POST /api/v1/auth/token's, or it has expired (after 15 minutes)",
+                      INVALID_TOKEN),
+}
+
+
+def public_api_unauthenticated() -> ResponseSpec:
+    """The public API's 401: its three codes, each with an example body."""
+    codes = "; ".join(f"`{code}`: {when}" for code, (when, _) in PUBLIC_API_401_CODES.items())
+    return ResponseSpec(
+        data_container=ErrorBody,
+        description=f"No valid credential, and `code` says which: {codes}. No X-RateLimit-* headers (no caller is known).",
+        generate_examples=False,
+        examples=[
+            Example(
+                summary=code,
+                value={"status": "error", "error": message, "request_id": "8d0c4f6e2b9a4c1f9e7d3a5b1c2d4e6f", "code": code},
+            )
+            for code, (_, message) in PUBLIC_API_401_CODES.items()
+        ],
+    )
+
+
+RATE_LIMIT_HEADERS = (
+    ("X-RateLimit-Limit", "Requests a day the caller's plan allows."),
+    ("X-RateLimit-Remaining", "Requests left today (UTC)."),
+    ("X-RateLimit-Reset", "When the count starts again: the next UTC midnight, in seconds since the epoch."),
+)
+
+
 def public_api(*statuses: int | tuple[int, ...]) -> dict[str, Any]:
-    """Decorator keywords of a public API route: an API key or an API token, 401 and 403 (a scope
-    the credential lacks) besides the route's own statuses, and the X-RateLimit-* headers."""
+    """Decorator keywords of a public API route: an API key or an API token, 401 (its codes) and 403
+    (a scope the credential lacks) besides the route's own statuses, and the X-RateLimit-* headers,
+    which every answer to a known caller has, errors included (entrypoints/http/rate_limit_headers.py)."""
     headers = [
-        ResponseHeader(name=name, description=text, documentation_only=True)
-        for name, text in (
-            ("X-RateLimit-Limit", "Requests a day the caller's plan allows."),
-            ("X-RateLimit-Remaining", "Requests left today (UTC)."),
-            ("X-RateLimit-Reset", "When the count starts again: the next UTC midnight, in seconds since the epoch."),
-        )
+        ResponseHeader(name=name, description=f"{text} On every answer but a 401.", documentation_only=True)
+        for name, text in RATE_LIMIT_HEADERS
     ]
+    responses = error_responses(ADMIN, *statuses)
+    for spec in responses.values():  # a Litestar ResponseSpec documents no headers: its text says so
+        spec.description += " With the X-RateLimit-* headers."
     return {
         "security": API_CREDENTIALS,
-        "responses": error_responses(ADMIN, *statuses),
+        "responses": {**responses, 401: public_api_unauthenticated()},
         "response_headers": headers,
     }

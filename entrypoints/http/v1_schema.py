@@ -15,6 +15,7 @@ from entrypoints.http.presenters import spec_json
 
 from application.api_batches import FORMATS, ExportId, ExportState
 from application.api_plans import DailyStanding
+from application.ports.batch import ExportFile
 from domain.occupancy import UNKNOWN
 from domain.perils import HAZARDS, PerilScores
 
@@ -132,7 +133,34 @@ class AnswerHistoryView(msgspec.Struct):
     status: Literal["success"]
     address_id: str
     address: str
-    answers: list[PastAnswer]  # newest first, at most 100
+    answers: list[PastAnswer]  # newest first, at most `limit` (100 by default)
+    offset: int  # answers skipped before this page
+    next_offset: int | None  # send it as `offset` for the next page; null: this is the last page
+
+
+# Paging of the listings (history, webhook deliveries, exports): newest first, by offset.
+OFFSET_DESCRIPTION = (
+    "How many of the newest to skip (default 0): send the answer's next_offset to read the next page; "
+    "next_offset is null on the last page. Not a whole number from 0 to 1,000,000: 400."
+)
+
+
+class ExportEntry(msgspec.Struct):
+    """A finished batch's export, from the API or a web upload."""
+
+    export_id: str  # the batch's job id: GET /api/v1/export/status/{export_id}, /export/download/{export_id}
+    job_id: str
+    name: str  # as the web app's export history shows it
+    exported_at: datetime
+    status_url: str
+    download_urls: dict[str, str]  # csv, xlsx and jsonl
+
+
+class ExportList(msgspec.Struct):
+    status: Literal["success"]
+    exports: list[ExportEntry]  # newest first
+    offset: int
+    next_offset: int | None  # null: this is the last page
 
 
 class TokenRequest(msgspec.Struct):
@@ -273,11 +301,35 @@ def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bo
 
 # --- batches and their exports (entrypoints/http/routes/v1_batches.py) -------------------------
 
-class BatchAddress(msgspec.Struct):
+OwnFieldName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+OwnFieldValue = Annotated[str, msgspec.Meta(max_length=1000)]
+
+
+# A field not named here is refused (400) rather than dropped: a program's own fields go in `fields`.
+class BatchAddress(msgspec.Struct, forbid_unknown_fields=True):
     address: Annotated[str, msgspec.Meta(min_length=1, max_length=200, description="Street address, e.g. 701 5th Ave")]
     city: Annotated[str, msgspec.Meta(max_length=100)]
-    state: Annotated[str, msgspec.Meta(max_length=50, description="Two-letter state code, e.g. WA")]
-    zip: Annotated[str, msgspec.Meta(max_length=20, description="5-digit ZIP code")]
+    state: Annotated[
+        str, msgspec.Meta(max_length=50, description="The state's two-letter code (WA) or its name (Washington)")
+    ]
+    zip: Annotated[
+        str,
+        msgspec.Meta(
+            max_length=20,
+            description="5-digit ZIP code. As in an uploaded file, 4 digits are read with a leading 0 (a spreadsheet "
+            "drops it: 2134 is 02134) where the state's ZIP codes begin with 0; elsewhere a digit is missing, and the "
+            "address is refused: listed in the answer's `refused`, not charged, and not located in the export.",
+        ),
+    ]
+    fields: Annotated[
+        dict[OwnFieldName, OwnFieldValue],
+        msgspec.Meta(
+            max_length=20,
+            description="Your own fields (e.g. {\"policy_no\": \"P-1001\"}), text, given back unchanged as columns of "
+            "the export after address_index, as an uploaded file's own columns are. Names other than the address "
+            "columns (Street Address, City, State, Zip, Country, address_index): 400 invalid_own_field.",
+        ),
+    ] = {}
 
 
 # Litestar converts request bodies with msgspec's lax rules (strict=False, which query strings
@@ -292,7 +344,9 @@ class BatchRequest(msgspec.Struct):
         msgspec.Meta(
             min_length=1,
             description="The addresses, one request each of your daily plan. At most the server's batch size "
-            "(10,000 by default): a larger batch is refused with 413 and its limit.",
+            "(10,000 by default): a larger batch is refused with 413 and its limit. The export has a row for each, "
+            "in this order: `address_index` is its position here (from 0) and `row` is address_index + 2, its line "
+            "in the batch read as a CSV file whose line 1 is the header, as an uploaded file's rows are numbered.",
         ),
     ]
     include_details: Annotated[
@@ -309,11 +363,19 @@ class BatchRequest(msgspec.Struct):
     ) = None
 
 
+class RefusedAddressView(msgspec.Struct):
+    address_index: int  # its position in `addresses`, from 0
+    row: int  # its `row` in the export: address_index + 2 (line 1 is the header, as in an uploaded file)
+    message: str  # what is wrong and what to do; the export's `message` says the same
+
+
 class BatchAccepted(msgspec.Struct):
     status: Literal["queued"]
     job_id: str
     export_id: str  # the job id: GET /api/v1/export/status/{export_id}, then /export/download/{export_id}
-    addresses: int  # requests charged
+    addresses: int  # in the batch, as sent: the export has one row each
+    requests_charged: int  # the addresses looked up: `addresses` less the refused ones
+    refused: list[RefusedAddressView]  # not looked up and not charged, each with why
     eta_seconds: int  # a first estimate; the status answer refines it as the batch runs
     status_url: str
 
@@ -345,14 +407,15 @@ class ExportCreateRequest(msgspec.Struct):
 
 BATCH_EXAMPLE = {
     "addresses": [
-        {"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104"},
-        {"address": "100 Biscayne Blvd", "city": "Miami", "state": "FL", "zip": "33130"},
+        {"address": "701 5th Ave", "city": "Seattle", "state": "WA", "zip": "98104", "fields": {"policy_no": "P-1001"}},
+        {"address": "100 Biscayne Blvd", "city": "Miami", "state": "FL", "zip": "33130", "fields": {"policy_no": "P-1002"}},
     ],
     "include_details": True,
 }
 JOB_EXAMPLE_ID = "3f2b8c1e-5d4a-4e7b-9c1f-2a6d8e0b7c45"
 BATCH_ACCEPTED_EXAMPLE = {
-    "status": "queued", "job_id": JOB_EXAMPLE_ID, "export_id": JOB_EXAMPLE_ID, "addresses": 2, "eta_seconds": 2,
+    "status": "queued", "job_id": JOB_EXAMPLE_ID, "export_id": JOB_EXAMPLE_ID, "addresses": 2, "requests_charged": 2,
+    "refused": [], "eta_seconds": 2,
     "status_url": f"/api/v1/export/status/{JOB_EXAMPLE_ID}",
 }
 EXPORT_STATUS_EXAMPLE = {
@@ -370,6 +433,15 @@ EXPORT_STATUS_EXAMPLE = {
 
 def export_download_url(export_id: str) -> str:
     return f"/api/v1/export/download/{export_id}"
+
+
+def export_entry(export: ExportFile) -> ExportEntry:
+    job_id = export.job_id or ""
+    return ExportEntry(
+        export_id=job_id, job_id=job_id, name=export.name, exported_at=export.exported_at,
+        status_url=f"/api/v1/export/status/{job_id}",
+        download_urls={fmt: export_download_url(str(ExportId(job_id, fmt))) for fmt in FORMATS},
+    )
 
 
 def export_status(state: ExportState) -> ExportStatus:

@@ -195,3 +195,29 @@ def test_the_webhook_event_example_is_the_event_the_server_sends() -> None:
     outcome = BatchOutcome(job_id=data["job_id"], status=data["status"], rows=data["rows"], error=data["error"])
     created = datetime.fromisoformat(example["created_at"].replace("Z", "+00:00")).astimezone(UTC)
     assert json.loads(batch_event_body(example["id"], outcome, created)) == example
+
+
+# --- the 401s (#26, item 9) ----------------------------------------------------------------------
+
+def test_the_guides_401_examples_are_the_ones_every_public_operation_documents(openapi: dict[str, Any]) -> None:
+    guide = {body["code"]: body for body in ANSWERS["unauthenticated"]}
+    assert set(guide) == {"missing_credentials", "invalid_api_key", "invalid_token"}
+    for body in guide.values():
+        assert_valid(body, {"$ref": "#/components/schemas/ErrorBody"}, openapi, f"the 401 example {body['code']}")
+    for name in sorted(public_operations(openapi)):
+        documented = operation(openapi, name)["responses"]["401"]
+        examples = {e["value"]["code"]: e["value"] for e in documented["content"]["application/json"]["examples"].values()}
+        assert examples == guide, f"{name}: the guide's 401 examples differ from /schema's"
+        for code in guide:
+            assert f"`{code}`" in documented["description"], name
+    errors_401 = dict(re.findall(r"\['(\d{3})', '([^']*)'\]", REFERENCE_TS))["401"]
+    assert all(code in errors_401 for code in guide)
+
+
+def test_every_public_listing_documents_its_paging(openapi: dict[str, Any]) -> None:
+    listings = ["GET /api/v1/data/history/{address_id}", "GET /api/v1/exports", "GET /api/v1/webhooks/deliveries"]
+    for name in listings:
+        assert {("offset", "query"), ("limit", "query")} <= schema_parameters(openapi, name), name
+        answer = resolve(openapi, json_schema_of(operation(openapi, name)["responses"]["200"]))
+        assert {"offset", "next_offset"} <= set(answer["properties"]), name
+        assert "next_offset" in ANSWERS["endpoints"][name]["answer"], name

@@ -263,3 +263,98 @@ async def test_administrators_see_todays_api_use(client: AsyncClient, container:
     stats = (await client.get("/api/admin/search-stats", headers=admin["headers"])).json()["stats"]
     assert (stats["api_requests_today"], stats["api_callers_today"]) == (2, 1)
     assert stats["total_searches"] == 0  # API look-ups are not the web's searches
+
+
+# --- #26, item 9: the docs and the answers agree ------------------------------------------------
+
+async def test_every_answer_to_a_known_caller_has_the_rate_limit_headers_errors_included(client: AsyncClient) -> None:
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    key = {"X-API-Key": (await create_key(client, ann, ["read"]))["key"]}
+    token = (await client.post("/api/v1/auth/token", json={"api_key": key["X-API-Key"]})).json()["access_token"]
+    assert (await assess(client, key)).status_code == 200  # one request used
+
+    refusals = {
+        "unreadable address (400)": await assess(client, key, "nothing to read"),
+        "a query parameter out of range (400)": await client.get("/api/v1/search/address", params={"query": SEATTLE, "limit": 99}, headers=key),
+        "an unknown query parameter (400)": await client.get("/api/v1/exports", params={"page": 2}, headers=key),
+        "unknown address_id (404)": await client.get("/api/v1/data/history/adr_unknown", headers=key),
+        "a scope the key lacks (403)": await client.get("/api/v1/export/status/nonsense", headers=key),
+        "an unknown export, by token (403)": await client.get(
+            "/api/v1/export/status/nonsense", headers={"Authorization": f"Bearer {token}"}),
+        "a body not valid (400)": await client.post("/api/v1/search/batch", json={"addresses": "none"}, headers=key),
+        "a token for a scope the key lacks (403)": await client.post(
+            "/api/v1/auth/token", json={"api_key": key["X-API-Key"], "scope": "batch"}),
+        "a token for no scope at all (400)": await client.post(
+            "/api/v1/auth/token", json={"api_key": key["X-API-Key"], "scope": "write"}),
+    }
+    for what, response in refusals.items():
+        assert response.status_code in (400, 403, 404), (what, response.text)
+        assert response.headers.get("X-RateLimit-Limit") == "100", what
+        assert response.headers.get("X-RateLimit-Remaining") == "99", what
+        assert int(response.headers["X-RateLimit-Reset"]) > datetime.now(UTC).timestamp(), what
+
+    # A 401 has no caller, so no standing to tell.
+    for headers in ({}, {"X-API-Key": "ps_live_nope"}, {"Authorization": "Bearer nope"}):
+        unknown = await client.get("/api/v1/data/history/adr_unknown", headers=headers)
+        assert unknown.status_code == 401 and "X-RateLimit-Limit" not in unknown.headers
+
+
+async def test_each_401_says_which_credential_is_wrong_with_its_documented_code(client: AsyncClient) -> None:
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    created = await create_key(client, ann, ["read"])
+    token = (await client.post("/api/v1/auth/token", json={"api_key": created["key"]})).json()["access_token"]
+    schema = (await client.get("/schema/openapi.json")).json()
+    documented = schema["paths"]["/api/v1/auth/verify"]["get"]["responses"]["401"]
+    examples = documented["content"]["application/json"]["examples"].values()
+
+    answers = {
+        "missing_credentials": await client.get("/api/v1/auth/verify"),
+        "invalid_api_key": await client.get("/api/v1/auth/verify", headers={"X-API-Key": "ps_live_" + "x" * 32}),
+        "invalid_token": await client.get("/api/v1/auth/verify", headers={"Authorization": "Bearer not.a.token"}),
+    }
+    await client.delete(f"/api/api-keys/{created['api_key']['id']}", headers=ann["headers"])
+    answers["invalid_api_key (a token of a revoked key)"] = await client.get(
+        "/api/v1/auth/verify", headers={"Authorization": f"Bearer {token}"})
+
+    for expected, answer in answers.items():
+        code = expected.split(" ")[0]
+        assert answer.status_code == 401 and answer.json()["code"] == code, (expected, answer.text)
+        assert f"`{code}`" in documented["description"]
+        assert any(e["value"]["code"] == code and e["value"]["error"] == answer.json()["error"] for e in examples), code
+    for path, operations in schema["paths"].items():
+        for method, op in operations.items() if path.startswith("/api/v1/") else ():
+            assert op["responses"]["401"] == documented, f"{method.upper()} {path}"
+
+
+async def test_history_pages_by_offset_and_refuses_what_it_does_not_read(client: AsyncClient) -> None:
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    key = {"X-API-Key": (await create_key(client, ann))["key"]}
+    address_id = (await client.get("/api/v1/search/address", params={"query": MIAMI}, headers=key)).json()["candidates"][0]["address_id"]
+    for _ in range(5):
+        assert (await assess(client, key, MIAMI)).status_code == 200
+    path = f"/api/v1/data/history/{address_id}"
+
+    every = (await client.get(path, headers=key)).json()
+    assert len(every["answers"]) == 5 and every["offset"] == 0 and every["next_offset"] is None
+    pages, offset = [], 0
+    while offset is not None:
+        page = await client.get(path, params={"limit": 2, "offset": offset}, headers=key)
+        assert page.status_code == 200, page.text
+        pages.append(page.json()["answers"])
+        offset = page.json()["next_offset"]
+    assert [len(p) for p in pages] == [2, 2, 1]
+    assert [a["answered_at"] for p in pages for a in p] == [a["answered_at"] for a in every["answers"]]
+    past_the_end = (await client.get(path, params={"offset": 50}, headers=key)).json()
+    assert past_the_end["answers"] == [] and past_the_end["next_offset"] is None
+
+    for params, code in (
+        ({"cursor": "abc"}, "unknown_query_parameter"), ({"page": "2"}, "unknown_query_parameter"),
+        ({"offset": "-1"}, "validation_error"), ({"offset": "abc"}, "validation_error"),
+        ({"limit": "0"}, "validation_error"), ({"limit": "101"}, "validation_error"),
+    ):
+        refused = await client.get(path, params=params, headers=key)
+        assert refused.status_code == 400 and refused.json()["code"] == code, (params, refused.text)
+        assert refused.headers["X-RateLimit-Remaining"] == "94"
+    unknown = (await client.get(path, params={"cursor": "abc"}, headers=key)).json()
+    assert "cursor" in unknown["error"] and "offset" in unknown["error"]
+    assert unknown["details"] == {"unknown": ["cursor"], "accepted": ["from_date", "limit", "offset", "to_date"]}

@@ -376,3 +376,118 @@ async def test_include_details_is_accepted_and_changes_nothing(client: AsyncClie
     refused = await submit(client, key, [SEATTLE], include_details="yes")
     assert refused.status_code == 400, refused.text
     assert refused.json()["code"] == "validation_error" and "include_details" in refused.json()["error"]
+
+
+# --- #26, item 9: the docs and the answers agree ------------------------------------------------
+
+async def download_rows(client: AsyncClient, key: dict, export_id: str, fmt: str = "csv") -> list[dict]:
+    made = await client.post("/api/v1/export/create", json={"export_id": export_id, "format": fmt}, headers=key)
+    answer = await client.get(made.json()["download_url"], headers=key)
+    assert answer.status_code == 200, answer.text
+    if fmt == "jsonl":
+        return [json.loads(line) for line in answer.text.splitlines()]
+    return list(csv.DictReader(io.StringIO(answer.content.decode("utf-8-sig"))))
+
+
+async def test_an_address_a_web_row_would_refuse_is_said_so_per_row_and_not_charged(client: AsyncClient, queue: HeldQueue) -> None:
+    _, key = await api_user(client, "ann@example.com")
+    digit_missing = {"address": "701 5th Ave", "city": "Seattle", "state": "Washington", "zip": "9810"}
+    named_state = {**SEATTLE, "state": "Washington"}
+    dropped_zero = {"address": "1 Beacon St", "city": "Boston", "state": "MA", "zip": "2108"}
+
+    accepted = await submit(client, key, [SEATTLE, digit_missing, named_state, dropped_zero])
+
+    assert accepted.status_code == 202, accepted.text
+    body = accepted.json()
+    assert body["addresses"] == 4 and body["requests_charged"] == 3
+    [refused] = body["refused"]
+    assert refused["address_index"] == 1 and refused["row"] == 3
+    assert "ZIP code 9810 has 4 digits" in refused["message"] and "Washington" in refused["message"]
+    assert accepted.headers["X-RateLimit-Remaining"] == "97"  # the refused address costs no request
+    await queue.run_all()
+    rows = await download_rows(client, key, body["export_id"])
+    assert [r["status"] for r in rows] == ["answered", "not located", "answered", rows[3]["status"]]
+    assert rows[1]["message"] == refused["message"]
+    # A state's name is read as its code: the same answer as WA, without a doubt about the state.
+    assert rows[2]["county_fips"] == rows[0]["county_fips"] == "53033" and rows[2]["low_confidence"] == "no"
+    assert "02108" in rows[3]["normalized_address"]  # 4 digits where ZIP codes begin with 0: the zero put back
+
+    # The same row in an uploaded file gets the same message.
+    from domain.batch_input import read_batch_csv
+    [web_row] = read_batch_csv("a.csv", b"Street Address,City,State,Zip\n701 5th Ave,Seattle,Washington,9810\n")
+    assert web_row.problem == refused["message"]
+
+
+async def test_an_address_carries_its_own_fields_back_in_every_export_format(client: AsyncClient, queue: HeldQueue) -> None:
+    _, key = await api_user(client, "ann@example.com")
+    addresses = [
+        {**SEATTLE, "fields": {"policy_no": "P-0001", "tiv": "1,250,000"}},
+        {**MIAMI, "fields": {"policy_no": "P-0002"}},
+        NOWHERE,
+    ]
+    export_id = (await submit(client, key, addresses)).json()["export_id"]
+    await queue.run_all()
+
+    rows = await download_rows(client, key, export_id)
+    assert [(r["address_index"], r["policy_no"], r["tiv"]) for r in rows] == [
+        ("0", "P-0001", "1,250,000"), ("1", "P-0002", ""), ("2", "", "")]
+    assert list(rows[0])[:3] == ["address_index", "policy_no", "tiv"]  # as an upload's own columns, first
+    records = await download_rows(client, key, export_id, "jsonl")
+    assert records[0]["input"]["policy_no"] == "P-0001" and records[1]["input"]["tiv"] == ""
+    sheet = openpyxl.load_workbook(io.BytesIO((await client.get(
+        f"/api/v1/export/download/{export_id}.xlsx", headers=key)).content), read_only=True)["Rows"]
+    table = list(sheet.iter_rows(values_only=True))
+    assert table[1][table[0].index("policy_no")] == "P-0001"
+
+    for fields, code in (({"Zip": "1"}, "invalid_own_field"), ({"address_index": "1"}, "invalid_own_field"),
+                         ({" padded": "1"}, "invalid_own_field"), ({"n": 1}, "validation_error")):
+        refused = await submit(client, key, [{**SEATTLE, "fields": fields}])
+        assert refused.status_code == 400 and refused.json()["code"] == code, (fields, refused.text)
+    # A field beside the address's own is refused, never dropped: the error says which.
+    beside = await submit(client, key, [{**SEATTLE, "policy_no": "P-1"}])
+    assert beside.status_code == 400 and "policy_no" in beside.json()["error"]
+    assert (await client.get("/api/v1/auth/verify", headers=key)).json()["used_today"] == 3
+
+
+async def test_row_is_address_index_plus_two_in_every_format(client: AsyncClient, queue: HeldQueue) -> None:
+    _, key = await api_user(client, "ann@example.com")
+    refused = {"address": "1 Main St", "city": "Austin", "state": "TX", "zip": "7870"}
+    export_id = (await submit(client, key, [SEATTLE, refused, MIAMI, SEATTLE, NOWHERE])).json()["export_id"]
+    await queue.run_all()
+
+    rows = await download_rows(client, key, export_id)
+    assert [(int(r["address_index"]), int(r["row"])) for r in rows] == [(i, i + 2) for i in range(5)]
+    records = await download_rows(client, key, export_id, "jsonl")
+    assert [(int(r["input"]["address_index"]), r["row"]) for r in records] == [(i, i + 2) for i in range(5)]
+
+
+async def test_the_caller_lists_their_batch_exports_a_page_at_a_time(client: AsyncClient, queue: HeldQueue) -> None:
+    ann, key = await api_user(client, "ann@example.com")
+    _, bobs = await api_user(client, "bob@example.com")
+    ids = []
+    for _ in range(3):
+        ids.append((await submit(client, key, [SEATTLE])).json()["export_id"])
+        await queue.run_all()
+    await submit(client, bobs, [MIAMI])
+    await queue.run_all()
+
+    listed = await client.get("/api/v1/exports", headers=key)
+    assert listed.status_code == 200, listed.text
+    body = listed.json()
+    assert [e["export_id"] for e in body["exports"]] == ids[::-1] and body["next_offset"] is None
+    newest = body["exports"][0]
+    assert newest["job_id"] == ids[-1] and newest["name"].startswith("api-batch_export_")
+    assert newest["status_url"] == f"/api/v1/export/status/{ids[-1]}"
+    assert (await client.get(newest["download_urls"]["xlsx"], headers=key)).status_code == 200
+    web_names = [f["name"] for f in (await client.get("/api/list-exported-files", headers=ann["headers"])).json()["files"]]
+    assert [e["name"] for e in body["exports"]] == web_names  # the web's export history, the same exports
+    assert listed.headers["X-RateLimit-Remaining"] == "97"  # listing costs nothing
+
+    first = (await client.get("/api/v1/exports", params={"limit": 2}, headers=key)).json()
+    second = (await client.get("/api/v1/exports", params={"limit": 2, "offset": first["next_offset"]}, headers=key)).json()
+    assert first["next_offset"] == 2 and second["next_offset"] is None
+    assert [e["export_id"] for e in first["exports"] + second["exports"]] == ids[::-1]
+    for params in ({"cursor": "x"}, {"offset": "-1"}, {"limit": "101"}, {"page": "2"}):
+        assert (await client.get("/api/v1/exports", params=params, headers=key)).status_code == 400, params
+    _, read_only = await api_user(client, "cy@example.com", ["read"])
+    assert (await client.get("/api/v1/exports", headers=read_only)).status_code == 403

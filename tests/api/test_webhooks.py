@@ -113,3 +113,24 @@ async def test_the_webhook_routes_are_documented_with_schemas(client: AsyncClien
     attempt = schema["components"]["schemas"]["WebhookAttemptBody"]["properties"]
     assert {"attempted_at", "duration_ms", "status_code", "succeeded", "error"} <= set(attempt)
     assert "/api/webhooks/secret/rotate" in schema["paths"]
+
+
+async def test_public_api_callers_page_through_their_deliveries(client: AsyncClient, container: Container) -> None:
+    """#26, item 9: by offset, newest first; a parameter it does not read is a 400, never ignored."""
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    made = [await add_delivery(container, ann["uid"], [200], at=AT + timedelta(minutes=n)) for n in range(3)]
+    key = {"X-API-Key": (await create_key(client, ann, ["read"]))["key"]}
+
+    first = await client.get("/api/v1/webhooks/deliveries", params={"limit": 2}, headers=key)
+    assert first.status_code == 200, first.text
+    assert [d["id"] for d in first.json()["deliveries"]] == made[:0:-1]
+    assert first.json()["offset"] == 0 and first.json()["next_offset"] == 2
+    last = (await client.get("/api/v1/webhooks/deliveries", params={"limit": 2, "offset": 2}, headers=key)).json()
+    assert [d["id"] for d in last["deliveries"]] == [made[0]] and last["next_offset"] is None
+    assert (await client.get("/api/v1/webhooks/deliveries", headers=key)).json()["next_offset"] is None
+
+    for params, code in (({"cursor": "abc"}, "unknown_query_parameter"), ({"since": "2026-01-01"}, "unknown_query_parameter"),
+                         ({"offset": "-1"}, "validation_error"), ({"offset": "x"}, "validation_error")):
+        refused = await client.get("/api/v1/webhooks/deliveries", params=params, headers=key)
+        assert refused.status_code == 400 and refused.json()["code"] == code, (params, refused.text)
+        assert refused.headers["X-RateLimit-Remaining"] == "100"

@@ -333,3 +333,54 @@ async def test_a_batch_that_cannot_be_queued_is_failed_and_charges_nothing() -> 
     [job] = world.batch.store.jobs.values()
     assert job.status == "failed" and await world.used() == 0
     assert await world.batch.service.resume_unfinished() == []  # never run uncharged after a restart
+
+
+# --- #26, item 9 ---------------------------------------------------------------------------------
+
+async def test_addresses_a_web_row_would_refuse_are_not_charged_and_not_located_in_their_place() -> None:
+    world = world_with()
+    digit_missing = SubmittedAddress("4800 Cordova St", "Anchorage", "Alaska", "9950")
+
+    submitted = await world.batches.submit(ANN, [CORDOVA, digit_missing, MAIN])
+
+    assert submitted.charged == 2 == await world.used()
+    [refused] = submitted.refused
+    assert (refused.address_index, refused.row) == (1, 3) and "Alaska's ZIP codes have 5 beginning with 9" in refused.message
+    assert submitted.job.total == 3  # still a row of the batch, in its place
+    await world.run_all()
+    [export] = world.batch.store.exports_stored
+    records = [json.loads(line) for line in world.batch.export_text(export, detailed=True).splitlines()]
+    assert [r["input"][INDEX_COLUMN] for r in records] == ["0", "1", "2"]
+    assert records[1]["status"] == "not located" and refused.message in json.dumps(records[1])
+
+    only_refused = await world.batches.submit(ANN, [digit_missing])
+    assert only_refused.charged == 0 and only_refused.standing.used == 2 and await world.used() == 2
+
+
+async def test_own_fields_are_checked_before_anything_is_charged() -> None:
+    world = world_with()
+    for fields in ((("Zip", "1"),), (("address_index", "7"),), ((" x", "1"),), tuple((f"f{n}", "v") for n in range(21))):
+        with pytest.raises(InvalidInput) as refused:
+            await world.batches.submit(ANN, [SubmittedAddress("4800 Cordova St", "Anchorage", "AK", "99503", fields)])
+        assert refused.value.code == "invalid_own_field" and refused.value.details["address_index"] == 0
+    assert await world.used() == 0 and world.batch.store.jobs == {}
+
+
+async def test_the_listing_holds_the_callers_batch_exports_newest_first_by_page() -> None:
+    world = world_with()
+    for _ in range(3):
+        await world.batches.submit(ANN, [CORDOVA])
+        await world.run_all()
+        world.clock.advance(timedelta(seconds=1))
+    await world.batches.submit(BOB, [MAIN])
+    await world.run_all()
+    from application.pages import PageRequest
+
+    first, standing = await world.batches.exports(ANN, PageRequest(0, 2))
+    second, _ = await world.batches.exports(ANN, PageRequest(2, 2))
+    assert len(first.items) == 2 and first.next_offset == 2 and len(second.items) == 1 and second.next_offset is None
+    times = [e.exported_at for e in first.items + second.items]
+    assert times == sorted(times, reverse=True) and all(e.user_id == "ann" and e.job_id for e in first.items)
+    assert standing.used == 3  # listing costs nothing
+    with pytest.raises(Forbidden):
+        await world.batches.exports(ApiCaller("ann", "key-3", frozenset({ApiScope.READ})), PageRequest())

@@ -11,12 +11,16 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from application.api_plans import DailyStanding
 from application.ports.public_api import ApiCaller
-from application.public_api import PublicApi
+from application.pages import MAX_OFFSET, PageRequest
+from application.public_api import HISTORY_LIMIT, PublicApi
 from entrypoints.http.dependencies import ApiClient, ApiKeys, IdempotencyService, PublicApiService
 from entrypoints.http.idempotency import IdempotencyKey, idempotent
+from entrypoints.http.known_query import only_query
+from entrypoints.http.rate_limit_headers import remember_caller
 from entrypoints.http.openapi import JSON_BODY, public_api
 from entrypoints.http.v1_schema import (
     AddressCandidates,
+    OFFSET_DESCRIPTION,
     AnswerHistoryView,
     Candidate,
     Grant,
@@ -70,8 +74,11 @@ async def issue_token(
         answer = TokenAnswer(issued.token, "bearer", issued.expires_in, " ".join(sorted(issued.caller.scopes)))
         return Response(answer, status_code=200, headers=rate_limit_headers(standing))
 
-    # The key belongs to the API key's owner: an unknown or revoked API key is refused (401) first.
-    owner = (await api_keys.by_key(data.api_key)).user_id if idempotency_key is not None else ""
+    # An unknown or revoked API key is refused (401) first; a known one is the caller whose standing
+    # every other answer (a scope it lacks, a reused Idempotency-Key) says too, and the key's owner.
+    caller = await api_keys.by_key(data.api_key)
+    remember_caller(request.scope, caller)
+    owner = caller.user_id if idempotency_key is not None else ""
     return await idempotent(idempotency, request, owner, idempotency_key, TokenAnswer, issue)
 
 
@@ -133,7 +140,8 @@ async def risk_by_address_id(
 @get(
     "/api/v1/data/history/{address_id:str}",
     tags=TAGS,
-    summary="Your earlier answers for an address_id, newest first (UTC days, inclusive; costs no request)",
+    summary="Your earlier answers for an address_id, newest first, a page at a time (UTC days, inclusive; costs no request)",
+    guards=[only_query("from_date", "to_date", "offset", "limit")],
     **public_api(400, 404),
 )
 async def answer_history(
@@ -142,10 +150,12 @@ async def answer_history(
     address_id: Annotated[str, PathParameter(max_length=1500)],
     from_date: Annotated[date | None, QueryParameter()] = None,
     to_date: Annotated[date | None, QueryParameter()] = None,
+    offset: Annotated[int, QueryParameter(ge=0, le=MAX_OFFSET, description=OFFSET_DESCRIPTION)] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=HISTORY_LIMIT, description="Answers on the page, 1 to 100 (default 100).")] = HISTORY_LIMIT,
 ) -> Response[AnswerHistoryView]:
-    history = await public_api.history(api_caller, address_id, from_date, to_date)
+    history = await public_api.history(api_caller, address_id, from_date, to_date, PageRequest(offset, limit))
     answers = [PastAnswer(past.answered_at, risk_assessment(past.answer)) for past in history.answers]
-    body = AnswerHistoryView("success", address_id, history.address, answers)
+    body = AnswerHistoryView("success", address_id, history.address, answers, history.offset, history.next_offset)
     return Response(body, headers=rate_limit_headers(history.standing))
 
 

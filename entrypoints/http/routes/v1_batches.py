@@ -4,35 +4,44 @@ The rules are application/api_batches.py's."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from litestar import Request, Response, get, post
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Example
-from litestar.params import Body, PathParameter
+from litestar.openapi.spec import Example, OpenAPIFormat, OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
+from litestar.params import Body, PathParameter, QueryParameter
 from litestar.response import Stream
 
+from adapters.exports.detailed_writers import FORMATS as EXPORT_FORMATS
 from application.api_keys import require_scope
+from application.pages import MAX_OFFSET, PageRequest
 from application.ports.public_api import ApiCaller
 from domain.api_access import ApiScope
 from domain.batch_input import SubmittedAddress
 from entrypoints.http.dependencies import ApiBatchesService, ApiClient, IdempotencyService
 from entrypoints.http.idempotency import IdempotencyKey, idempotent
+from entrypoints.http.known_query import only_query
 from entrypoints.http.openapi import JSON_BODY, public_api
 from entrypoints.http.v1_schema import (
     BATCH_ACCEPTED_EXAMPLE,
     BATCH_EXAMPLE,
     EXPORT_STATUS_EXAMPLE,
     JOB_EXAMPLE_ID,
+    OFFSET_DESCRIPTION,
     BatchAccepted,
     BatchRequest,
     ExportCreateRequest,
+    ExportList,
     ExportStatus,
+    RefusedAddressView,
+    export_entry,
     export_status,
     rate_limit_headers,
 )
 
 TAGS = ["public API v1"]
+EXPORT_MEDIA_TYPES = tuple(media_type for media_type, _ in EXPORT_FORMATS.values())
 # 10,000 addresses are about 1 MB of JSON; the largest batch the settings allow, with the longest
 # fields, stays within this (entrypoints/settings.py, API_BATCH_ADDRESSES_CEILING).
 BATCH_BODY_LIMIT = 16 * 1024 * 1024
@@ -91,17 +100,40 @@ async def submit_batch(
     idempotency_key: IdempotencyKey = None,
 ) -> Response[BatchAccepted]:
     async def accept() -> Response[BatchAccepted]:
-        addresses = [SubmittedAddress(a.address, a.city, a.state, a.zip) for a in data.addresses]
+        addresses = [SubmittedAddress(a.address, a.city, a.state, a.zip, tuple(a.fields.items())) for a in data.addresses]
         submitted = await api_batches.submit(api_caller, addresses, data.callback_url)
         status_url = f"/api/v1/export/status/{submitted.export_id}"
         body = BatchAccepted(
             status="queued", job_id=submitted.job.id, export_id=submitted.export_id, addresses=len(addresses),
+            requests_charged=submitted.charged,
+            refused=[RefusedAddressView(r.address_index, r.row, r.message) for r in submitted.refused],
             eta_seconds=submitted.eta_seconds, status_url=status_url,
         )
         return Response(body, status_code=202, headers={"Location": status_url, **rate_limit_headers(submitted.standing)})
 
     may_batch(api_caller)
     return await idempotent(idempotency, request, api_caller.user_id, idempotency_key, BatchAccepted, accept)
+
+
+EXPORTS_SHOWN = 100  # exports on a page of the listing, at most (and by default)
+
+
+@get(
+    "/api/v1/exports",
+    tags=TAGS,
+    summary="Your batch exports (the API's and the web uploads'), newest first, a page at a time (costs no request)",
+    guards=[only_query("offset", "limit")],
+    **public_api(400),
+)
+async def list_exports(
+    api_batches: ApiBatchesService,
+    api_caller: ApiClient,
+    offset: Annotated[int, QueryParameter(ge=0, le=MAX_OFFSET, description=OFFSET_DESCRIPTION)] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=EXPORTS_SHOWN, description="Exports on the page, 1 to 100 (default 100).")] = EXPORTS_SHOWN,
+) -> Response[ExportList]:
+    page, standing = await api_batches.exports(api_caller, PageRequest(offset, limit))
+    body = ExportList("success", [export_entry(e) for e in page.items], page.offset, page.next_offset)
+    return Response(body, headers=rate_limit_headers(standing))
 
 
 @get(
@@ -143,11 +175,24 @@ async def create_export(
     return await idempotent(idempotency, request, api_caller.user_id, idempotency_key, ExportStatus, create)
 
 
+@dataclass
+class ExportFileOperation(Operation):
+    """The download's 200 in /schema: the file in the media type of its format. A route declares one
+    media type, and a Stream's own (text/csv, XLSX, JSON Lines by the format) must not be overridden."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        if isinstance(ok, OpenAPIResponse):
+            ok.description = "The export file, as an attachment: CSV, XLSX or JSON Lines, by the export id's format."
+            ok.content = {media_type: OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY))
+                          for media_type in EXPORT_MEDIA_TYPES}
+
+
 @get(
     "/api/v1/export/download/{export_id:str}",
     tags=TAGS,
     summary="Download a batch's export (409 export_not_ready until the batch is done)",
-    # No media_type here: a Stream's own (text/csv, XLSX, JSON Lines by the format) would be overridden by it.
+    operation_class=ExportFileOperation,
     **public_api(400, 404, 409, 429),
 )
 async def download_export(api_batches: ApiBatchesService, api_caller: ApiClient, export_id: EXPORT_ID) -> Stream:
@@ -159,4 +204,4 @@ async def download_export(api_batches: ApiBatchesService, api_caller: ApiClient,
     )
 
 
-ROUTES = [submit_batch, get_export_status, create_export, download_export]
+ROUTES = [submit_batch, list_exports, get_export_status, create_export, download_export]

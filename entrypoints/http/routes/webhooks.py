@@ -10,11 +10,13 @@ import msgspec
 from litestar import Response, get, post
 from litestar.params import QueryParameter
 
+from application.pages import MAX_OFFSET, PageRequest
 from application.ports.webhook_delivery import Delivery
 from application.webhooks import DELIVERIES_SHOWN
 from entrypoints.http.dependencies import ApiClient, Claims, PublicApiService, WebhooksService
+from entrypoints.http.known_query import only_query
 from entrypoints.http.openapi import public_api, signed_in
-from entrypoints.http.v1_schema import rate_limit_headers
+from entrypoints.http.v1_schema import OFFSET_DESCRIPTION, rate_limit_headers
 
 TAGS = ["webhooks"]
 Limit = Annotated[int, QueryParameter(ge=1, le=DELIVERIES_SHOWN, description="How many of the newest deliveries")]
@@ -49,6 +51,15 @@ class WebhookDeliveryBody(msgspec.Struct):
 class WebhookDeliveriesBody(msgspec.Struct):
     status: Literal["success"]
     deliveries: list[WebhookDeliveryBody]  # newest first
+
+
+class WebhookDeliveriesPage(msgspec.Struct):
+    """The public API's listing: a page of the deliveries, newest first."""
+
+    status: Literal["success"]
+    deliveries: list[WebhookDeliveryBody]  # newest first
+    offset: int
+    next_offset: int | None  # send it as `offset` for the next page; null: this is the last page
 
 
 def deliveries_body(deliveries: list[Delivery]) -> WebhookDeliveriesBody:
@@ -108,13 +119,19 @@ async def list_deliveries(webhooks: WebhooksService, claims: Claims, limit: Limi
 @get(
     "/api/v1/webhooks/deliveries",
     tags=["public API v1"],
-    summary="Your newest webhook deliveries, each with its attempts (read scope; costs no request)",
+    summary="Your webhook deliveries, newest first, a page at a time, each with its attempts (read scope; costs no request)",
+    guards=[only_query("offset", "limit")],
     **public_api(400),
 )
 async def api_list_deliveries(
-    webhooks: WebhooksService, public_api: PublicApiService, api_caller: ApiClient, limit: Limit = DELIVERIES_SHOWN
-) -> Response[WebhookDeliveriesBody]:
-    body = deliveries_body(await webhooks.api_deliveries(api_caller, limit))
+    webhooks: WebhooksService,
+    public_api: PublicApiService,
+    api_caller: ApiClient,
+    limit: Annotated[int, QueryParameter(ge=1, le=DELIVERIES_SHOWN, description="Deliveries on the page, 1 to 50 (default 50).")] = DELIVERIES_SHOWN,
+    offset: Annotated[int, QueryParameter(ge=0, le=MAX_OFFSET, description=OFFSET_DESCRIPTION)] = 0,
+) -> Response[WebhookDeliveriesPage]:
+    page = await webhooks.api_deliveries(api_caller, PageRequest(offset, limit))
+    body = WebhookDeliveriesPage("success", deliveries_body(page.items).deliveries, page.offset, page.next_offset)
     return Response(body, headers=rate_limit_headers(await public_api.standing(api_caller)))
 
 

@@ -1,7 +1,7 @@
 import { CodeBlock, DocsSection, type DocsSectionLink } from './DocsSection';
 import { PublicEndpoints } from './PublicEndpoints';
 import { CURL_BATCH, CURL_LOOKUP, CURL_TOKEN, NODE_VERIFY, PYTHON_BATCH, PYTHON_LOOKUP, PYTHON_VERIFY } from './publicApiExamples';
-import { API_PLANS, ERROR_BODY_EXAMPLE, PUBLIC_ERRORS, SIGNATURE_HEADER, WEBHOOK_EXAMPLE } from './publicApiReference';
+import { API_PLANS, ERROR_BODY_EXAMPLE, PUBLIC_ERRORS, SIGNATURE_HEADER, UNAUTHENTICATED_EXAMPLES, WEBHOOK_EXAMPLE } from './publicApiReference';
 
 const SECTION = {
   authentication: { id: 'authentication', title: 'Authentication and scopes' },
@@ -32,7 +32,13 @@ export function PublicApiGuide() {
             <code>Authorization: Bearer &lt;token&gt;</code>. Tokens of the web app are not accepted here, nor API tokens in the web app.
           </li>
           <li>A call that needs a scope the key or token lacks answers 403 with code <code>insufficient_scope</code>.</li>
+          <li>
+            Without a valid credential, 401, and its <code>code</code> says which: <code>missing_credentials</code> (neither
+            header was sent), <code>invalid_api_key</code> (the key is unknown or revoked, also for a token whose key was
+            revoked since) or <code>invalid_token</code> (the token is not ours, or has expired: get a new one).
+          </li>
         </ul>
+        {UNAUTHENTICATED_EXAMPLES.map(([code, body]) => <CodeBlock key={code} caption={`401 ${code}`} code={body} />)}
         <CodeBlock caption="curl: one address" code={CURL_LOOKUP} />
         <CodeBlock caption="curl: a bearer token" code={CURL_TOKEN} />
         <CodeBlock caption="Python (httpx): one address" code={PYTHON_LOOKUP} />
@@ -48,10 +54,16 @@ export function PublicApiGuide() {
           <li>Each address looked up counts as one request: a batch of 250 addresses uses 250.</li>
           <li>The count starts again at midnight UTC. Administrators set a user&apos;s plan.</li>
           <li>
-            Every answer says where you stand: <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code> and{' '}
-            <code>X-RateLimit-Reset</code> (when the count starts again, in seconds since the epoch).
+            Every answer says where you stand, errors included (400, 403, 404, 409, 413, 429): <code>X-RateLimit-Limit</code>,{' '}
+            <code>X-RateLimit-Remaining</code> and <code>X-RateLimit-Reset</code> (when the count starts again, in seconds
+            since the epoch). A 401 has none: without a valid credential there is no caller to count.
           </li>
           <li>Past the limit: <code>429</code> with <code>Retry-After</code> (seconds) and code <code>daily_limit_reached</code>.</li>
+          <li>
+            The listings (<code>/data/history</code>, <code>/exports</code>, <code>/webhooks/deliveries</code>) come newest first,
+            a page at a time: send the answer&apos;s <code>next_offset</code> as <code>offset</code> for the next page
+            (null on the last). A query parameter an operation does not read is a 400 (<code>unknown_query_parameter</code>), never ignored.
+          </li>
         </ul>
       </DocsSection>
 

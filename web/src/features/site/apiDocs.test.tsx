@@ -12,6 +12,7 @@ const PUBLIC_ENDPOINTS = [
   'GET /api/v1/risk-assessment',
   'POST /api/v1/search/batch',
   'POST /api/v1/batch-assessment',
+  'GET /api/v1/exports',
   'GET /api/v1/export/status/{export_id}',
   'POST /api/v1/export/create',
   'GET /api/v1/export/download/{export_id}',
@@ -22,10 +23,12 @@ const PARAMETERS: Record<string, string[]> = {
   'POST /api/v1/auth/token': ['api_key', 'scope'],
   'GET /api/v1/search/address': ['query', 'limit', 'country'],
   'GET /api/v1/data/risk/{address_id}': ['address_id', 'include_occupants'],
-  'GET /api/v1/data/history/{address_id}': ['from_date', 'to_date'],
+  'GET /api/v1/data/history/{address_id}': ['from_date', 'to_date', 'limit', 'offset', 'next_offset'],
   'GET /api/v1/risk-assessment': ['address'],
-  'POST /api/v1/search/batch': ['addresses: [{address, city, state, zip}]', 'include_details', 'callback_url', 'Idempotency-Key'],
-  'POST /api/v1/batch-assessment': ['addresses: [{address, city, state, zip}]', 'include_details', 'callback_url'],
+  'POST /api/v1/search/batch': ['addresses: [{address, city, state, zip, fields?}]', 'fields: {name: text}', 'policy_no', 'address_index + 2', 'refused', 'include_details', 'callback_url', 'Idempotency-Key'],
+  'POST /api/v1/batch-assessment': ['addresses: [{address, city, state, zip, fields?}]', 'fields: {name: text}', 'include_details', 'callback_url'],
+  'GET /api/v1/exports': ['limit', 'offset', 'unknown_query_parameter'],
+  'GET /api/v1/webhooks/deliveries': ['limit', 'offset'],
   'POST /api/v1/export/create': ['export_id', 'csv, xlsx or jsonl'],
 };
 
@@ -60,7 +63,7 @@ describe.each([
       for (const parameter of PARAMETERS[name] ?? []) expect(entry).toHaveTextContent(parameter);
     }
     const batch = within(endpoints).getByRole('article', { name: 'POST /api/v1/batch-assessment' });
-    for (const field of ['"status": "queued"', '"job_id"', '"export_id"', '"addresses": 2', '"eta_seconds"', '"status_url"']) {
+    for (const field of ['"status": "queued"', '"job_id"', '"export_id"', '"addresses": 3', '"requests_charged": 2', '"refused"', '"row": 4', '"eta_seconds"', '"status_url"']) {
       expect(batch).toHaveTextContent(field);
     }
     expect(batch).toHaveTextContent('Example answer (202)');
@@ -81,6 +84,10 @@ describe.each([
     expect(auth).toHaveTextContent('X-API-Key: ps_live_...');
     expect(auth).toHaveTextContent('POST /api/v1/auth/token for a bearer token of 15 minutes');
     expect(auth).toHaveTextContent('read scope for look-ups and batch for batches');
+    for (const code of ['missing_credentials', 'invalid_api_key', 'invalid_token']) {
+      expect(within(auth).getByText(`401 ${code}`)).toBeInTheDocument();
+      expect(auth).toHaveTextContent(`"code": "${code}"`);
+    }
 
     const limits = screen.getByRole('region', { name: 'Plans and limits' });
     const plans = limits.querySelector('dl[aria-label="Plans"]');
@@ -93,6 +100,9 @@ describe.each([
       expect(limits).toHaveTextContent(header);
     }
     expect(limits).toHaveTextContent('429 with Retry-After');
+    expect(limits).toHaveTextContent('errors included (400, 403, 404, 409, 413, 429)');
+    expect(limits).toHaveTextContent('A 401 has none');
+    expect(limits).toHaveTextContent('send the answer\u2019s next_offset as offset'.replace('\u2019', "'"));
   });
 
   it('explains idempotency and the error body with every status', async () => {

@@ -61,8 +61,15 @@ const EXPORT_ID: Parameter = {
   meaning: 'The export_id of the batch\u2019s 202 answer (its job id: the CSV), or the export_id POST /api/v1/export/create answered (<job id>.xlsx or <job id>.jsonl). The format is in the id: there is no format parameter.',
 };
 
+/** Paging of the listings (history, exports, webhook deliveries): newest first, by offset. */
+const OFFSET: Parameter = {
+  name: 'offset', where: 'query',
+  meaning: 'How many of the newest to skip (default 0). Each answer has next_offset: send it as offset for the next page; it is null on the last page. Not a whole number from 0 to 1,000,000: 400 validation_error. A query parameter the operation does not read (cursor, page...): 400 unknown_query_parameter, never ignored.',
+};
+
 const BATCH_PARAMETERS: Parameter[] = [
-  { name: 'addresses: [{address, city, state, zip}]', where: 'body', meaning: 'At least one; at most the server\u2019s batch size (10,000 by default), or 413 with code too_many_addresses and details {limit, sent}. Each address is one request of your daily limit and one row of your monthly batch row allowance (the one uploads spend), all charged at once or none (429). address: 1 to 200 characters; city: at most 100; state: the two-letter code; zip: the 5-digit ZIP.' },
+  { name: 'addresses: [{address, city, state, zip, fields?}]', where: 'body', meaning: 'At least one; at most the server\u2019s batch size (10,000 by default), or 413 with code too_many_addresses and details {limit, sent}. Each address looked up is one request of your daily limit, and each address one row of your monthly batch row allowance (the one uploads spend), all charged at once or none (429). address: 1 to 200 characters; city: at most 100; state: the two-letter code (WA) or the name (Washington); zip: the 5-digit ZIP. As in an uploaded file, a 4-digit ZIP is read with its leading 0 put back where the state\u2019s ZIP codes begin with 0 (2108 in MA is 02108); elsewhere a digit is missing (9810 in WA): that address is listed in the answer\u2019s refused [{address_index, row, message}], costs no request, and is not located in the export, with the same message. The export has one row per address, in this order: address_index is its position here from 0, and row is address_index + 2 (its line in the batch read as a CSV file with a header line, as an uploaded file\u2019s rows are numbered). Any other field beside these: 400.' },
+  { name: 'addresses: [{..., fields: {name: text}}]', where: 'body', meaning: 'Optional: your own fields, e.g. {"policy_no": "P-1001"}, at most 20, text values of at most 1,000 characters (send numbers as text to keep leading zeros). The export gives them back unchanged as columns after address_index, as an uploaded file\u2019s own columns (empty where an address has none). A name of the batch\u2019s own columns (Street Address, City, State, Zip, Country, address_index), empty or with spaces around it: 400 invalid_own_field.' },
   { name: 'include_details', where: 'body', meaning: 'Optional, true or false (anything else: 400 with code validation_error). Accepted and ignored, so clients of the original API keep working: true, false or left out give the same export, which always has the full detail (scores, ratings, location, provenance).' },
   { name: 'callback_url', where: 'body', meaning: 'Optional: a public http(s) URL of at most 2,048 characters that gets the signed webhook when the batch ends (see Webhooks); otherwise 400 with code callback_url_refused.' },
   IDEMPOTENCY_KEY,
@@ -106,11 +113,13 @@ export const PUBLIC_ENDPOINTS: PublicEndpoint[] = [
   },
   {
     method: 'GET', path: '/api/v1/data/history/{address_id}', access: 'read; costs nothing',
-    summary: 'Your own earlier answers for that address, newest first, at most 100.',
+    summary: 'Your own earlier answers for that address, newest first, a page at a time (next_offset: where the next page starts, null on the last).',
     parameters: [
       { name: 'address_id', where: 'path', meaning: 'From GET /api/v1/search/address.' },
       { name: 'from_date', where: 'query', meaning: 'YYYY-MM-DD, inclusive, UTC (optional).' },
       { name: 'to_date', where: 'query', meaning: 'YYYY-MM-DD, inclusive, UTC (optional).' },
+      { name: 'limit', where: 'query', meaning: 'Answers on the page, 1 to 100 (default 100).' },
+      OFFSET,
     ],
     ...answerOf('GET /api/v1/data/history/{address_id}'),
   },
@@ -131,6 +140,15 @@ export const PUBLIC_ENDPOINTS: PublicEndpoint[] = [
     summary: 'The same as POST /api/v1/search/batch, under the name SPEC \u00a77 gives it.',
     parameters: BATCH_PARAMETERS,
     ...answerOf('POST /api/v1/batch-assessment'),
+  },
+  {
+    method: 'GET', path: '/api/v1/exports', access: 'batch; costs nothing',
+    summary: 'Your batch exports, the API\u2019s and your web uploads\u2019 (your export history), newest first, a page at a time: each with its export_id, status_url and download_urls.',
+    parameters: [
+      { name: 'limit', where: 'query', meaning: 'Exports on the page, 1 to 100 (default 100).' },
+      OFFSET,
+    ],
+    ...answerOf('GET /api/v1/exports'),
   },
   {
     method: 'GET', path: '/api/v1/export/status/{export_id}', access: 'batch; costs nothing',
@@ -157,16 +175,19 @@ export const PUBLIC_ENDPOINTS: PublicEndpoint[] = [
   },
   {
     method: 'GET', path: '/api/v1/webhooks/deliveries', access: 'read; costs nothing',
-    summary: 'Your webhook deliveries, newest first, each with its attempts (newest first, at most 20) and their status codes, so you can see what reached you.',
-    parameters: [{ name: 'limit', where: 'query', meaning: 'How many of the newest deliveries, 1 to 50 (default 50).' }],
+    summary: 'Your webhook deliveries, newest first, a page at a time, each with its attempts (newest first, at most 20) and their status codes, so you can see what reached you.',
+    parameters: [
+      { name: 'limit', where: 'query', meaning: 'Deliveries on the page, 1 to 50 (default 50).' },
+      OFFSET,
+    ],
     ...answerOf('GET /api/v1/webhooks/deliveries'),
   },
 ];
 
 /** SPEC §8: the statuses of the public API, each with what to do. */
 export const PUBLIC_ERRORS: [string, string][] = [
-  ['400', 'The request is invalid; error says what to fix (code validation_error or invalid_input; unsupported_format, unsupported_country, invalid_idempotency_key, or callback_url_refused for a callback URL we may not call).'],
-  ['401', 'No key or token, or a revoked key, or an expired token: get a new token and retry once.'],
+  ['400', 'The request is invalid; error says what to fix (code validation_error or invalid_input; unsupported_format, unsupported_country, invalid_idempotency_key, invalid_own_field, unknown_query_parameter, or callback_url_refused for a callback URL we may not call).'],
+  ['401', 'No valid credential, and code says which: missing_credentials (neither X-API-Key nor Authorization: Bearer was sent), invalid_api_key (the key is unknown or revoked; also a token whose key was revoked since), invalid_token (the token is not ours or has expired after 15 minutes: get a new one from POST /api/v1/auth/token and retry once). No X-RateLimit-* headers: no caller is known.'],
   ['403', 'The key or token lacks the scope the call needs (code insufficient_scope).'],
   ['404', 'Not found, or not yours: another user\u2019s address_id, job or export answers 404, never 403 (code export_not_found for exports).'],
   ['409', 'export_not_ready (the batch is not done yet), batch_failed (it has no export), idempotency_key_reused or idempotency_key_in_progress.'],
@@ -194,3 +215,6 @@ X-PerilScope-Signature: t=1795608002,v1=60c440acaff3ce71734ce82304534beaf99a418a
 ${json(ANSWERS.webhookEvent)}`;
 
 export const ERROR_BODY_EXAMPLE = json(ANSWERS.errorBody);
+
+/** The 401s, one per code, as the server answers them (the same examples are in /schema). */
+export const UNAUTHENTICATED_EXAMPLES: [string, string][] = ANSWERS.unauthenticated.map((body) => [body.code, json(body)]);
