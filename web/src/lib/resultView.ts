@@ -1,6 +1,6 @@
 import type { Occupant, OccupantCoverage, RecentSearch } from '../api/types';
 import { dataDates, isLowConfidence } from './location';
-import { coverageOf, isCovered, occupantCounts, type CountText } from './occupantCoverage';
+import { NOT_COVERED, coverageOf, isCovered, occupantCounts, type CountText } from './occupantCoverage';
 import { describeSector, mostCommonSector } from './naicsSectors';
 
 /**
@@ -144,7 +144,8 @@ export function toCard(search: RecentSearch): ResultCard {
     dateLastUpdated: dataDates(result.receipt, { occupantsCovered: isCovered(coverage) }),
     searched: formatDate(search.timestamp),
     lowConfidence: isLowConfidence(result.location),
-    naicsSummary: buildingNaics(occupants),
+    // Where no occupant source covers the address its sectors are unknown too, never 'None'.
+    naicsSummary: isCovered(coverage) ? buildingNaics(occupants) : NOT_COVERED,
     hasWarning: closed,
     warning: closed ? 'Closed permanently' : null,
     type: (result.types ?? []).join(', '),

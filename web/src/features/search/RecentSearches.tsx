@@ -106,7 +106,7 @@ export function RecentSearches({ latest, others, loading, error }: Props) {
           )}
         </>
       )}
-      {covers && <p className="muted small" data-testid="occupant-coverage">{covers}</p>}
+      {covers && <p className="muted small occupant-coverage" data-testid="occupant-coverage">{covers}</p>}
       {others.length > 0 && (
         <ul className="recent-list" aria-label="Earlier searches">
           {others.map((search) => (

@@ -224,6 +224,17 @@ describe('after a search', () => {
     expect(warning.closest('.banner')).toHaveClass('banner-warning');
   });
 
+  it("a county FEMA rates Insufficient Data overall (San Juan) is found, not 'No results' (#26, items 1 and 3)", async () => {
+    const perils = Object.fromEntries(Object.keys(recentSearch('x', 'x').result_data!.perils).map((k) => [k, null]));
+    await lookUp(recentSearch('new', '1 Calle Fortaleza', {
+      total_results: null, occupants: [], perils, Total_Score: null, Top3_Scores_Combined: '', occupant_coverage: NOT_COVERED_COVERAGE,
+      ratings: { AVLN: 'Not Applicable', ERQK: 'Insufficient Data', HRCN: 'Insufficient Data', Total: 'Insufficient Data' },
+    }));
+    const message = await screen.findByText('County found; FEMA has too little data to score it (Insufficient Data). No occupant data covers this address.');
+    expect(message.closest('.banner')).toHaveClass('banner-warning');
+    expect(screen.queryByText('No results found for this address')).not.toBeInTheDocument();
+  });
+
   it('scores found where no occupant data covers the address: says so, never "No results" (#26, items 2 and 3)', async () => {
     await lookUp(recentSearch('new', '100 Biscayne Blvd', {
       total_results: null, occupants: [], types: [], extra_info: { photos: [], rating: null }, occupant_coverage: NOT_COVERED_COVERAGE,
@@ -238,6 +249,8 @@ describe('after a search', () => {
     for (const key of ['Occupants', 'Photos', 'Operation alerts']) {
       expect(within(card).getByText(key).nextSibling).toHaveTextContent(/^Not covered$/);
     }
+    // Its sectors are unknown too: never 'None'.
+    expect(within(card).getByText('NAICS').nextSibling).toHaveTextContent(/^Not covered$/);
     expect(within(card).getByText('Last Update').nextSibling).toHaveTextContent(/^NRI 2025-12$/);
     expect(screen.getAllByText(NOT_COVERED_COVERAGE.covers)).toHaveLength(1);
     expect(screen.getByText(/^Not covered: no occupant data covers this address/)).toBeInTheDocument();

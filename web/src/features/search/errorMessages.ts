@@ -2,21 +2,30 @@ import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
 import { failureText } from '../../api/errors';
 import type { SearchResult } from '../../api/types';
 import { coverageOf, isCovered } from '../../lib/occupantCoverage';
+import { INSUFFICIENT_DATA } from '../../lib/nriRatings';
 
 export const NO_RESULTS = 'No results found for this address';
 export const SCORES_NOT_COVERED = 'Risk scores found; no occupant data covers this address.';
 export const SCORES_NONE_REGISTERED = 'Risk scores found; no businesses are registered at this address.';
+/** The county was found and FEMA rates it Insufficient Data overall (San Juan Municipio, PR): no scores, but not 'No results'. */
+export const NO_SCORES_INSUFFICIENT_DATA = 'County found; FEMA has too little data to score it (Insufficient Data).';
 
 /**
  * What a finished lookup found, said precisely: SPEC §8's 'No results found for this address' only
  * when nothing at all was found; scores without occupants say which of the two it is (no occupant
- * data covers the address, or it covers it and no business is registered there).
+ * data covers the address, or it covers it and no business is registered there); a county FEMA
+ * rates Insufficient Data overall is found, not 'No results'.
  */
 export function lookupMessage(result: SearchResult, occupants: number, address: string): { kind: 'success' | 'warning'; text: string } {
   if (occupants > 0) return { kind: 'success', text: `Found ${occupants} occupant(s) at ${address}` };
   const scored = typeof result.Total_Score === 'number' || Object.values(result.perils ?? {}).some((v) => typeof v === 'number');
+  const covered = isCovered(coverageOf(result));
+  if (!scored && result.ratings?.Total === INSUFFICIENT_DATA) {
+    const occupants = covered ? 'No businesses are registered at this address.' : 'No occupant data covers this address.';
+    return { kind: 'warning', text: `${NO_SCORES_INSUFFICIENT_DATA} ${occupants}` };
+  }
   if (!scored) return { kind: 'warning', text: NO_RESULTS };
-  return { kind: 'success', text: isCovered(coverageOf(result)) ? SCORES_NONE_REGISTERED : SCORES_NOT_COVERED };
+  return { kind: 'success', text: covered ? SCORES_NONE_REGISTERED : SCORES_NOT_COVERED };
 }
 /** SPEC §8's monthly limit message, with the limit the server reports (10 unless an admin changed it). */
 export function limitMessage(limit: number = 10): string {

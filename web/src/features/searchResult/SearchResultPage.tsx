@@ -10,7 +10,7 @@ import { usePageTitle } from '../../components/usePageTitle';
 import { OccupantsTable } from '../../components/OccupantsTable';
 import { buildingNaics, closedCount, formatDate, formatScore, parseAddressText, readNavState, type ResultNavState } from '../../lib/resultView';
 import { dataDates, isLowConfidence } from '../../lib/location';
-import { coverageOf, isCovered, occupantCounts } from '../../lib/occupantCoverage';
+import { NOT_COVERED, coverageOf, isCovered, occupantCounts } from '../../lib/occupantCoverage';
 import { groupNavState, parseExportGroupId } from '../../lib/exports/groups';
 import { useGroupDetails, type GroupDetails } from '../../lib/exports/detailed';
 import { useDownload } from '../../lib/download';
@@ -272,7 +272,7 @@ function ResultLayout({ view, loading, busy, error, showDetails, children }: Lay
     ['Occupants', counts.occupants],
     ['Photos', counts.photos],
     ['Operation alerts', counts.operationAlerts],
-    ['NAICS', buildingNaics(view.occupantDetails)],
+    ['NAICS', isCovered(view.coverage) ? buildingNaics(view.occupantDetails) : NOT_COVERED],
     ['Last Update', <DataDates text={view.lastUpdate} />],
     ...(view.searched ? [['Searched', view.searched] as [string, string]] : []),
   ];
@@ -298,7 +298,7 @@ function ResultLayout({ view, loading, busy, error, showDetails, children }: Lay
               ))}
             </dl>
             {/* What the occupant data covers, said once on the page. */}
-            {view.coverage?.covers && <p className="muted small" data-testid="occupant-coverage">{view.coverage.covers}</p>}
+            {view.coverage?.covers && <p className="muted small occupant-coverage" data-testid="occupant-coverage">{view.coverage.covers}</p>}
           </section>
           {showDetails && (
             <section className="card" aria-labelledby="building-title">
