@@ -126,7 +126,7 @@ class LookupService:
             user_id=caller.user_id,
             kind=SINGLE,
             address=query,
-            occupant_count=len(result.occupants),
+            occupant_count=result.occupant_count,
             result=result,
             created_at=self._clock.now(),
             # Only answers fresh from the providers serve as cache entries, so a cached copy never
@@ -219,6 +219,7 @@ class LookupService:
             tract = None
         point = await self._point_in(choice.county_fips, address, building, point)
         occupants = await self._classified(await self._p.places.occupants_at(address, point))
+        coverage = await self._p.places.coverage(address, point)
         return LookupResult(
             search_id=str(uuid.uuid4()),
             query=query,
@@ -229,6 +230,7 @@ class LookupService:
             occupants=tuple(occupants),
             provenance=self._provenance(county, building, await self._p.catalogue.versions(), tract),
             tract_perils=tract,
+            occupant_coverage=coverage,
         )
 
     async def _tract_perils(self, tract_geoid: str, tract_from: str, county: CountyPerils | None) -> TractPerils | None:

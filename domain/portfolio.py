@@ -640,7 +640,8 @@ class PortfolioTally:
             sector = naics_sector(code)
             if sector:
                 return sector
-        return NOT_COVERED if "occupant_count" in record and record["occupant_count"] is None else NO_OCCUPANTS
+        located = record.get("match_level") not in (None, "none")
+        return NOT_COVERED if located and record.get("occupant_count") is None else NO_OCCUPANTS
 
     # --- state and merging
 

@@ -33,7 +33,7 @@ from application.ports.lookup import CountyPerils, TractScores
 from domain.lookup_result import DatasetVersion
 from domain.address import BuildingKey
 from domain.county_choice import CountyChoice, CountyShare, choose_county, disputed_by_place, place_key, with_note
-from domain.occupancy import Building, GeoPoint, Occupant, ParsedAddress
+from domain.occupancy import Building, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
 from domain.nri_release import parse_release
 from domain.perils import HAZARDS, PerilScores
 
@@ -61,6 +61,13 @@ class Business:
     lat: float | None
     lng: float | None
     naics_code: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryCity:
+    city: str
+    state: str
+    businesses: int
 
 
 @dataclass(slots=True)
@@ -91,6 +98,10 @@ class ReferenceData:
     building_by_key: dict[BuildingKey, Building] = field(default_factory=dict)
     naics_titles: dict[str, str] = field(default_factory=dict)
     datasets: list[DatasetVersion] = field(default_factory=list)
+    # The registries' own cities: each registry's most common (city, state) is the city it
+    # registers; its businesses elsewhere are mailing or out-of-area licensees, no coverage.
+    registry_cities: tuple[RegistryCity, ...] = ()
+    registry_zips: frozenset[str] = frozenset()
 
 
 class ReferenceIndex:
@@ -161,6 +172,7 @@ async def _load(session: AsyncSession) -> ReferenceData:
                      _shared(row.naics_code))
         )
     data.businesses_by_key = dict(businesses)
+    await _load_registry_coverage(session, data)
     # The largest record wins where one address has several (a campus reports once per building).
     for row in await session.scalars(select(BuildingRow).where(BuildingRow.building_street.is_not(None)).order_by(BuildingRow.gfa_total)):
         data.building_by_key[BuildingKey(row.building_street, row.building_zip)] = _building(row)
@@ -170,6 +182,36 @@ async def _load(session: AsyncSession) -> ReferenceData:
     data.datasets = [DatasetVersion(row.dataset, row.version, as_of.get(row.dataset) or _release_month(row.version)) for row in loads]
     session.expunge_all()
     return data
+
+
+async def _load_registry_coverage(session: AsyncSession, data: ReferenceData) -> None:
+    """Each registry's own city, and the ZIP codes its businesses there use: the addresses
+    whose occupants the registries know (the rest are unknown, not empty)."""
+    city = func.upper(func.trim(BusinessRow.city))
+    state = func.upper(func.trim(BusinessRow.state))
+    counted = (
+        await session.execute(
+            select(BusinessRow.source, city, state, func.count())
+            .where(BusinessRow.city.is_not(None), BusinessRow.state.is_not(None))
+            .group_by(BusinessRow.source, city, state)
+        )
+    ).all()
+    home: dict[str, tuple[str, str, int]] = {}
+    for source, city_name, state_code, count in counted:
+        if count > home.get(source, ("", "", 0))[2]:
+            home[source] = (city_name, state_code, count)
+    cities: dict[tuple[str, str], int] = defaultdict(int)
+    zips: set[str] = set()
+    for source, (city_name, state_code, count) in home.items():
+        cities[(city_name, state_code)] += count
+        rows = select(BusinessRow.building_zip).distinct().where(
+            BusinessRow.source == source, city == city_name, state == state_code, BusinessRow.building_zip.is_not(None)
+        )
+        zips.update(_shared(zip5) for zip5 in await session.scalars(rows))
+    data.registry_cities = tuple(
+        RegistryCity(name.title(), code, count) for (name, code), count in sorted(cities.items(), key=lambda c: -c[1])
+    )
+    data.registry_zips = frozenset(zips)
 
 
 async def _streamed(session: AsyncSession, statement: Select) -> AsyncIterator[Row]:
@@ -349,16 +391,33 @@ class ZipCentroidGeocoder:
 
 
 class BusinessRegistryPlaces:
-    """Businesses registered at the same building (normalised street and ZIP)."""
+    """Businesses registered at the same building (normalised street and ZIP), for the ZIP codes
+    of the registries' own cities."""
 
     name = "business registry (City of Seattle, DataSF)"
 
     def __init__(self, index: ReferenceIndex) -> None:
         self._index = index
 
+    async def coverage(self, address: ParsedAddress, point: GeoPoint | None) -> OccupantCoverage:
+        data = await self._index.data()
+        return OccupantCoverage(
+            covered=address.street_read and address.zip5 in data.registry_zips,
+            source=self.name,
+            covers=registry_coverage_sentence(data.registry_cities),
+            photos=False,
+        )
+
     async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]:
         rows = (await self._index.data()).businesses_by_key.get(address.key, [])
         return [_occupant(row, point) for row in rows]
+
+
+def registry_coverage_sentence(cities: tuple[RegistryCity, ...]) -> str:
+    if not cities:
+        return "Occupant data: no business registry is loaded."
+    listed = "; ".join(f"{c.city}, {c.state} ({c.businesses:,} businesses)" for c in cities)
+    return f"Occupant data: city business registries of {listed}, at their ZIP codes."
 
 
 def _occupant(row: Business, point: GeoPoint | None) -> Occupant:

@@ -43,9 +43,10 @@ async def test_the_summary_of_a_finished_batch(client: AsyncClient, container: C
     assert [r["row"] for r in body["riskiest"]][:2] in ([2, 6], [4, 2])
     assert all(r["score"] is not None for r in body["riskiest"]) and len(body["riskiest"]) == 3
     assert body["value_columns"] == ["policy_no", "insured_value"]
-    # Both Seattle rows' most common occupants are banks; the other rows have no known occupant.
+    # Both Seattle rows' most common occupants are banks; no occupant source covers San Juan and
+    # Allston (unknown, not none); the unread row is not located.
     assert [(s["sector"], s["name"], s["locations"]) for s in body["sectors"]] == [
-        ("none", None, 3), ("52", "Finance and Insurance", 2)
+        ("52", "Finance and Insurance", 2), ("not covered", None, 2), ("none", None, 1)
     ]
 
     quake = await client.get(f"/api/exports/{name}/portfolio", params={"peril": "ERQK"}, headers=user["headers"])
