@@ -36,6 +36,10 @@ STREET_NOT_READ = (
     "The street could not be read as a number and name, so this answer is for the ZIP code and city, "
     "not for a building: check the street."
 )
+STREET_NOT_READ_NO_ZIP = (
+    "The street could not be read as a number and name, and no ZIP code was given, so this answer is for "
+    "the city, not for a building: check the street and add the ZIP code."
+)
 RECENT_LIMIT = 50
 UNSURE_COUNTY = (
     "The county is not certain ({confidence:.0%}): the ZIP code or the city lies in several counties; "
@@ -204,7 +208,7 @@ class LookupService:
         point = await self._p.geocoder.geocode(address) if address.zip5 else None
         choice, county = await self._county_of(address, point)
         if not address.street_read:
-            choice = with_note(choice, STREET_NOT_READ)
+            choice = with_note(choice, STREET_NOT_READ if address.zip5 else STREET_NOT_READ_NO_ZIP)
         # The building record's own tract, like its own coordinates, is preferred to the geocoder's.
         tract_geoid, tract_from = (building.tract_geoid, "building record") if building and building.tract_geoid else (
             (point.tract_geoid, "geocoder") if point and point.tract_geoid else (None, None)

@@ -57,7 +57,7 @@ ANSWER_COLUMNS: tuple[tuple[str, str], ...] = (
     ("status", f"{ANSWERED}, {ZIP_LEVEL} (the street could not be read) or {NOT_LOCATED}"),
     ("message", "What to check: state and ZIP disagreeing, an unknown ZIP, a repaired ZIP, an unreadable street"),
     ("normalized_address", "The address as PerilScope read it"),
-    ("match_level", "Where lat/lng come from: building (a building record), census_exact (Census geocoder), zip_centroid, none"),
+    ("match_level", "Where lat/lng come from: building (a building record), census_exact (Census geocoder), place (the city's point), zip_centroid, none (no point known to lie in the county)"),
     ("lat", "Latitude (WGS 84); empty when unknown"),
     ("lng", "Longitude (WGS 84); empty when unknown"),
     ("county_fips", "The county the scores are for (NRI v1.20 codes; Connecticut planning regions)"),

@@ -57,7 +57,7 @@ def address_from_parts(
 class GeoPoint:
     lat: float
     lng: float
-    match_level: str  # 'building', 'zip_centroid', 'census_exact', ...
+    match_level: str  # 'building', 'census_exact', 'place', 'zip_centroid'
     # Where the geocoder itself says the point is (Census geographies): decides the county.
     county_fips: str | None = None
     tract_geoid: str | None = None

@@ -101,7 +101,7 @@ def parse_value(cell: Any) -> float | None:
 class Headline:
     rows: int
     located: int
-    located_by_match_level: dict[str, int]  # building, census_exact, zip_centroid, ...
+    located_by_match_level: dict[str, int]  # building, census_exact, place, zip_centroid, ...
     low_confidence: int
     not_located: int
     with_occupants: int

@@ -15,7 +15,7 @@ class FilterChoiceBody(msgspec.Struct):
 
 
 class FilterChoicesBody(msgspec.Struct):
-    match_levels: list[FilterChoiceBody]  # building, census_exact, zip_centroid, none; unknown in old files
+    match_levels: list[FilterChoiceBody]  # building, census_exact, place, zip_centroid, none; unknown in old files
     counties: list[FilterChoiceBody]  # county FIPS codes; "not located" for rows without a county
     ratings: list[FilterChoiceBody]  # NRI composite ratings; "no rating" for rows without one
 

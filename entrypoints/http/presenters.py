@@ -47,7 +47,7 @@ class LocationBody(msgspec.Struct):
     notes: list[str]
     source: str | None
     tract_geoid: str | None
-    match_level: str  # building, census_exact, zip_centroid or none: where lat/lng come from
+    match_level: str  # building, census_exact, place, zip_centroid or none: what lat/lng are (always in the county)
     lat: float | None
     lng: float | None
 

@@ -10,7 +10,7 @@ from adapters.address_parser import UsaddressParser
 from adapters.reference_data.memory_index import ReferenceData, ZipAndPlaceCountyLocator
 from adapters.reference_data.place_points import CountyPoints, EmbeddedPlaceResolver
 from application.errors import InvalidInput
-from application.lookup import STREET_NOT_READ
+from application.lookup import STREET_NOT_READ, STREET_NOT_READ_NO_ZIP
 from application.ports.lookup import CountyPoint
 from domain.address import BuildingKey, street_is_read
 from domain.county_choice import place_key
@@ -179,6 +179,8 @@ async def test_a_single_lookup_without_a_zip_code_is_sure_in_one_county_and_refu
     located = await service.locate(kenai)
     assert (located.county_fips, located.method, located.low_confidence) == ("02122", "place", False)
     assert any('"Kennai" as Kenai, AK' in note for note in located.notes)
+    box = await service.answer(await service.read_one(service.parse("PO Box 12, Kenai, AK")), "q")
+    assert STREET_NOT_READ_NO_ZIP in box.location.notes and STREET_NOT_READ not in box.location.notes
     with pytest.raises(InvalidInput) as refused:
         await service.read_one(service.parse("Main St, Springfield"))
     assert refused.value.code == "ambiguous_place" and "Springfield, IL; Springfield, MA" in refused.value.message

@@ -136,7 +136,7 @@ export interface DatasetVersion {
   as_of: string | null;
 }
 
-export type GeocodeMatch = 'building' | 'zip_centroid' | 'census_exact' | 'none';
+export type GeocodeMatch = 'building' | 'census_exact' | 'place' | 'zip_centroid' | 'none';
 
 export interface ScoreReceipt {
   nri_version: string | null;

@@ -13,6 +13,7 @@ export const METHOD_WORDS: Record<LocationMethod, string> = {
 /** What the point on the map is (the receipt's `geocode_match`). */
 export const MATCH_WORDS: Record<string, string> = {
   building: 'The building itself',
+  place: "The city's point (in the county of this answer)",
   zip_centroid: 'Centre of the ZIP code',
   census_exact: 'Census geocoder, exact address',
   none: 'No point found',

@@ -18,8 +18,9 @@ const ESTIMATED_ROW_PX = 400; // a card measured about 395 px at 1280 px wide
 const MATCH_LEVELS: Record<string, string> = {
   building: 'Building record',
   census_exact: 'Census geocoder',
+  place: "The city's point",
   zip_centroid: 'ZIP code centre',
-  none: 'Not located',
+  none: 'No map point',
   unknown: 'Unknown (older export)',
 };
 

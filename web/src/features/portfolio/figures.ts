@@ -11,6 +11,7 @@ export const RATING_ORDER = [
 export const MATCH_LEVEL_NAMES: Record<string, string> = {
   building: 'At the building',
   census_exact: 'Census geocoder',
+  place: "City's point",
   zip_centroid: 'ZIP centre',
 };
 export const CONNECTICUT = '09';

@@ -17,7 +17,7 @@ export interface GroupDetails {
   receipt: ScoreReceipt | null;
   location: ResultLocation | null;
   tract: TractScores | null;
-  /** building, census_exact, zip_centroid or none; null in files without it. */
+  /** building, census_exact, place, zip_centroid or none; null in files without it. */
   matchLevel: string | null;
   /** Whether an occupant source covers the address; null in files that do not say. */
   occupantCoverage: OccupantCoverage | null;
