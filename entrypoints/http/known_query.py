@@ -1,6 +1,6 @@
-"""A listing of the public API refuses query parameters it does not know (a 400 that names them),
-so `page=2` or `cursor=...` is never silently ignored and the first page answered as if it were
-the one asked for."""
+"""The public API's GET operations refuse query parameters they do not read (a 400 that names them),
+so a listing's `page=2` or `cursor=...` is never silently ignored and the first page answered as if
+it were the one asked for, nor a misspelt `include_ocupants` answered without the occupants."""
 
 from __future__ import annotations
 

@@ -358,3 +358,22 @@ async def test_history_pages_by_offset_and_refuses_what_it_does_not_read(client:
     unknown = (await client.get(path, params={"cursor": "abc"}, headers=key)).json()
     assert "cursor" in unknown["error"] and "offset" in unknown["error"]
     assert unknown["details"] == {"unknown": ["cursor"], "accepted": ["from_date", "limit", "offset", "to_date"]}
+
+
+async def test_every_get_operation_refuses_a_query_parameter_it_does_not_read_and_names_those_it_does(
+    client: AsyncClient,
+) -> None:
+    ann = await sign_up_and_log_in(client, "ann@example.com")
+    key = {"X-API-Key": (await create_key(client, ann, ["read", "batch"]))["key"]}
+    schema = (await client.get("/schema/openapi.json")).json()
+    gets = {path: op["get"] for path, op in schema["paths"].items() if path.startswith("/api/v1/") and "get" in op}
+    assert len(gets) >= 8
+
+    for path, operation in gets.items():
+        documented = sorted(p["name"] for p in operation.get("parameters", []) if p["in"] == "query")
+        refused = await client.get(path.replace("{address_id}", "adr_x").replace("{export_id}", "x"),
+                                   params={"include_ocupants": "true"}, headers=key)
+        assert refused.status_code == 400 and refused.json()["code"] == "unknown_query_parameter", path
+        assert refused.json()["details"] == {"unknown": ["include_ocupants"], "accepted": documented}, path
+        assert "400" in operation["responses"], path
+    assert (await client.get("/api/v1/auth/verify", headers=key)).json()["used_today"] == 0

@@ -82,7 +82,8 @@ async def issue_token(
     return await idempotent(idempotency, request, owner, idempotency_key, TokenAnswer, issue)
 
 
-@get("/api/v1/auth/verify", tags=TAGS, summary="What the API key or bearer token grants", **public_api())
+@get("/api/v1/auth/verify", tags=TAGS, summary="What the API key or bearer token grants", guards=[only_query()],
+     **public_api(400))
 async def verify(public_api: PublicApiService, api_caller: ApiClient) -> Response[Grant]:
     standing = await public_api.standing(api_caller)
     return Response(grant(api_caller, standing), headers=rate_limit_headers(standing))
@@ -92,6 +93,7 @@ async def verify(public_api: PublicApiService, api_caller: ApiClient) -> Respons
     "/api/v1/risk-assessment",
     tags=TAGS,
     summary="The risk answer for one address in one call (one request of the daily limit)",
+    guards=[only_query("address")],
     **public_api(400, 404, 429, 503),
 )
 async def get_risk_assessment(
@@ -105,6 +107,7 @@ async def get_risk_assessment(
     "/api/v1/search/address",
     tags=TAGS,
     summary="Find an address: the address as read, where it lies and its address_id (one request)",
+    guards=[only_query("query", "limit", "country")],
     **public_api(400, 404, 429, 503),
 )
 async def search_address(
@@ -124,6 +127,7 @@ async def search_address(
     "/api/v1/data/risk/{address_id:str}",
     tags=TAGS,
     summary="The risk answer for an address_id of the address search (one request)",
+    guards=[only_query("include_occupants")],
     **public_api(400, 404, 429, 503),
 )
 async def risk_by_address_id(

@@ -140,6 +140,7 @@ async def list_exports(
     "/api/v1/export/status/{export_id:str}",
     tags=TAGS,
     summary="A batch's export: queued, running, done or failed, its progress and, when done, where to download it",
+    guards=[only_query()],
     **_documented(200, ExportStatus, EXPORT_STATUS_EXAMPLE, 400, 404),
 )
 async def get_export_status(
@@ -192,6 +193,7 @@ class ExportFileOperation(Operation):
     "/api/v1/export/download/{export_id:str}",
     tags=TAGS,
     summary="Download a batch's export (409 export_not_ready until the batch is done)",
+    guards=[only_query()],
     operation_class=ExportFileOperation,
     **public_api(400, 404, 409, 429),
 )
