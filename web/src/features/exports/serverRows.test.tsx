@@ -161,7 +161,7 @@ describe('the export viewer pages its rows from the server', () => {
     expect(within(filters).getByRole('status')).toHaveTextContent('Showing 100,000 of 100,000 row(s).');
     expect(within(filters).queryByRole('button', { name: 'Clear filters' })).not.toBeInTheDocument();
 
-    await user.selectOptions(within(filters).getByRole('combobox', { name: 'Match level' }), 'Not located (1)');
+    await user.selectOptions(within(filters).getByRole('combobox', { name: 'Match level' }), 'No map point (1)');
     await waitFor(() => expect(within(filters).getByRole('status')).toHaveTextContent('Showing 14,285 of 100,000 row(s).'));
     await waitFor(() => expect(within(rowsList()).getByRole('article', { name: '7 Main St, Seattle, WA 98104' })).toBeInTheDocument());
     const unlocated = within(rowsList()).getByRole('article', { name: '7 Main St, Seattle, WA 98104' });
