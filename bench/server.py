@@ -24,14 +24,21 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(workers: int = 1, extra_env: dict[str, str] | None = None, on_start=None):  # noqa: ANN001
+def running_server(workers: int = 1, extra_env: dict[str, str] | None = None, on_start=None,  # noqa: ANN001
+                   checkout: Path = ROOT):
     """Yields (base_url, env); the server and its database are gone afterwards. `extra_env` adds
     settings, such as the hosts webhooks may call (or another DATABASE_URL); `on_start` is given
-    the server process (to read its peak memory)."""
+    the server process (to read its peak memory). `checkout` serves another checkout of the
+    project (a `git worktree` of main, say) with this one's virtualenv, to compare the two."""
     with tempfile.TemporaryDirectory(prefix="perilscope-bench-") as tmp:
         port = free_port()
         env = {
             **os.environ,
+            # The checkout's packages come before the editable install's (which points here).
+            "PYTHONPATH": str(checkout),
+            # Another checkout's own defaults would look beside it for the data and the secret.
+            "PERILSCOPE_DATA_DIR": os.environ.get("PERILSCOPE_DATA_DIR", str(ROOT.parent / "shared" / "data")),
+            "PERILSCOPE_VAR_DIR": f"{tmp}/var",
             "DATABASE_URL": f"sqlite+aiosqlite:///{tmp}/bench.db",
             "PERILSCOPE_ENV": "test",
             "PERILSCOPE_WARM_REFERENCE_DATA": "true",  # as a real server does
@@ -39,12 +46,13 @@ def running_server(workers: int = 1, extra_env: dict[str, str] | None = None, on
             "PERILSCOPE_FILES_DIR": f"{tmp}/files",  # uploads and exports go with the database
             **(extra_env or {}),
         }
-        subprocess.run([PERILSCOPE, "db", "upgrade"], env=env, check=True, capture_output=True, cwd=ROOT)
-        subprocess.run([PERILSCOPE, "data", "load"], env=env, check=True, capture_output=True, cwd=ROOT)
+        cli = [sys.executable, "-m", "entrypoints.cli"]  # the checkout's CLI, not the installed script's
+        subprocess.run([*cli, "db", "upgrade"], env=env, check=True, capture_output=True, cwd=checkout)
+        subprocess.run([*cli, "data", "load"], env=env, check=True, capture_output=True, cwd=checkout)
         server = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "entrypoints.asgi:app", "--host", "127.0.0.1", "--port", str(port),
              "--workers", str(workers), "--no-access-log", "--log-level", "warning"],
-            env=env, cwd=ROOT,
+            env=env, cwd=checkout,
         )
         if on_start is not None:
             on_start(server)
@@ -112,3 +120,32 @@ def peak_rss_mb(pid: int, with_children: bool = True) -> float | None:
         return None
     children = child_pids(pid) if with_children else []
     return own + sum(peak or 0 for peak in map(peak_rss_mb, children))
+
+
+@contextmanager
+def fresh_postgres_database(server_url: str):  # noqa: ANN201
+    """Yields the URL of a new, empty database on the PostgreSQL server of `server_url` (a
+    postgresql+asyncpg:// DATABASE_URL), dropped afterwards: each run starts from nothing, as the
+    embedded default does, and leaves nothing behind."""
+    import asyncio
+    import secrets
+
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(server_url)
+    name = f"perilscope_bench_{secrets.token_hex(4)}"
+    admin_dsn = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+
+    async def execute(statement: str) -> None:
+        connection = await asyncpg.connect(admin_dsn)
+        try:
+            await connection.execute(statement)
+        finally:
+            await connection.close()
+
+    asyncio.run(execute(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
