@@ -57,6 +57,7 @@ EVAL_ADDRESSES = ROOT.parent / "shared" / "data" / "eval" / "addresses_cms_hospi
 DEFAULT_POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 PASSWORD = "Bench!lookup-pass-29"
 UNREACHABLE_PER_MINUTE = 1_000_000_000
+SETUP_TIMEOUT = 60  # sign-ins hash passwords: slow when other work takes the machine's cores
 WARM_UP_SECONDS = 3  # usaddress's model, the reference data, the connection pools
 
 
@@ -156,7 +157,8 @@ def signed_in_users(side: Side, env: dict[str, str], users: int) -> list[str]:
                           env=env, cwd=side.checkout, check=True, capture_output=True, text=True)
     tokens = []
     for email in made.stdout.split():
-        response = httpx.post(f"{side.base_url}/api/auth/login", json={"email": email, "password": PASSWORD})
+        response = httpx.post(f"{side.base_url}/api/auth/login", json={"email": email, "password": PASSWORD},
+                              timeout=SETUP_TIMEOUT)
         response.raise_for_status()
         tokens.append(response.json()["access_token"])
     return tokens
@@ -166,16 +168,17 @@ def save_settings(base_url: str, admin: dict[str, str], rate_limiting: bool) -> 
     """The saved settings a real install has (cache on), with the rate limit as asked. The monthly
     limit is the highest allowed; it binds no administrator."""
     settings = {"monthly_search_limit": 100, "rate_limiting": rate_limiting, "search_caching": True}
-    httpx.put(f"{base_url}/api/admin/settings", json=settings, headers=admin).raise_for_status()
+    httpx.put(f"{base_url}/api/admin/settings", json=settings, headers=admin, timeout=SETUP_TIMEOUT).raise_for_status()
 
 
 def api_key(base_url: str, admin: dict[str, str], user_token: str) -> str:
     """An API key of the user's, on an Enterprise plan whose daily limit the run never reaches."""
     user = {"Authorization": f"Bearer {user_token}"}
-    uid = httpx.get(f"{base_url}/api/auth/me", headers=user).raise_for_status().json()["user"]["uid"]
+    uid = httpx.get(f"{base_url}/api/auth/me", headers=user, timeout=SETUP_TIMEOUT).raise_for_status().json()["user"]["uid"]
     httpx.post(f"{base_url}/api/admin/update-user-plan", headers=admin,
-               json={"uid": uid, "plan": "enterprise", "daily_limit": 10_000_000}).raise_for_status()
-    created = httpx.post(f"{base_url}/api/api-keys", headers=user, json={"name": "bench", "scopes": ["read"]})
+               json={"uid": uid, "plan": "enterprise", "daily_limit": 10_000_000}, timeout=SETUP_TIMEOUT).raise_for_status()
+    created = httpx.post(f"{base_url}/api/api-keys", headers=user, json={"name": "bench", "scopes": ["read"]},
+                         timeout=SETUP_TIMEOUT)
     return created.raise_for_status().json()["key"]
 
 
