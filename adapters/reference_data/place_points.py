@@ -38,12 +38,13 @@ class CountyPoints:
 
     async def points(self, address: ParsedAddress) -> list[CountyPoint]:
         data = await self._index.data()
-        found = []
+        # A ZIP code's area is smaller than its city's (in a large city, much smaller): its points
+        # come first, the city's after, each given only where it lies in the county chosen.
+        found = [CountyPoint(GeoPoint(lat, lng, ZIP_POINT), county)
+                 for lat, lng, county in (data.zip_points.get(address.zip5, ()) if address.zip5 else ())]
         state = (address.state or data.zip_state.get(address.zip5) or "").upper()
         if address.city and (city := data.place_points.get((state, place_key(address.city)))):
             found.append(CountyPoint(GeoPoint(city[0], city[1], PLACE_POINT), city[2]))
-        for lat, lng, county in data.zip_points.get(address.zip5, ()) if address.zip5 else ():
-            found.append(CountyPoint(GeoPoint(lat, lng, ZIP_POINT), county))
         return found
 
 

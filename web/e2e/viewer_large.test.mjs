@@ -64,7 +64,7 @@ test('the export viewer of a batch of two stretches pages its rows from the serv
   await cards.first().getByRole('link').waitFor();
   console.log(`# King County's ${kingRows} rows shown ${Date.now() - filtered} ms after choosing it`);
   assert.ok(kingRows > 0 && kingRows < LARGE_ROWS, `King County's rows only (${kingRows})`);
-  assert.match(await cards.first().textContent(), /King, WA \(53033\)/);
+  assert.match(await cards.first().textContent(), /King County, WA \(53033\)/);
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: screenshotPath('export-viewer-large-1280') });
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations on the viewer');
