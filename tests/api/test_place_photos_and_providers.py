@@ -41,6 +41,7 @@ class Upstream:
 
     def __init__(self) -> None:
         self.requests: list[httpx.Request] = []
+        self.census_fixture = "census_onelineaddress_match.json"  # a match without its geographies
         self.image = httpx.Response(200, content=JPEG, headers={"Content-Type": "image/jpeg", "X-Upstream": "cdn"})
         pages = [fixture(f"google_nearby_page{n}.json") for n in (1, 2, 3)]
         self.next_page = {pages[0]["next_page_token"]: pages[1], pages[1]["next_page_token"]: pages[2]}
@@ -49,7 +50,7 @@ class Upstream:
         self.requests.append(request)
         params = query(request)
         if request.url.host == "geocoding.geo.census.gov":
-            return httpx.Response(200, json=fixture("census_onelineaddress_match.json"))
+            return httpx.Response(200, json=fixture(self.census_fixture))
         if request.url.path == "/maps/api/place/nearbysearch/json":
             assert params["key"] == GOOGLE_KEY
             if "pagetoken" in params:
@@ -128,17 +129,35 @@ async def test_nearby_search_returns_google_occupants(google: Upstream, client: 
     assert query(nearby[0])["radius"] == "50"
 
 
-async def test_census_point_is_used_where_no_building_is_known(google: Upstream, client: AsyncClient) -> None:
+async def test_census_point_is_used_where_it_says_its_county_and_no_building_is_known(
+    google: Upstream, client: AsyncClient
+) -> None:
     user = await sign_up_and_log_in(client, "census@example.com")
+    # The recorded match: 701 5th Ave, Seattle, with its geographies (King County, 53033).
+    google.census_fixture = "census_geographies_match.json"
     response = await client.get(
-        "/api/nearby-search", params={"address": "100 Biscayne Blvd, Miami, FL 33130"}, headers=user["headers"]
+        "/api/nearby-search", params={"address": "1 Nonesuch Pl, Seattle, WA 98104"}, headers=user["headers"]
     )
     assert response.status_code == 200, response.text
     receipt = response.json()["result"]["receipt"]
-    assert receipt["geocode_match"] == "census_exact"
-    assert (receipt["lat"], receipt["lng"]) == (47.60448932619583, -122.33046457113398)
+    assert (receipt["geocode_match"], receipt["county_fips"]) == ("census_exact", "53033")
+    assert (receipt["lat"], receipt["lng"]) == (47.60448932619583, -122.33046457113397)
     census = [r for r in google.requests if r.url.host == "geocoding.geo.census.gov"]
-    assert query(census[0])["address"] == "100 Biscayne Blvd, Miami, FL 33130"
+    assert query(census[0])["address"] == "1 Nonesuch Pl, Seattle, WA 98104"
+
+
+async def test_a_census_point_that_does_not_say_its_county_is_not_given_for_the_county_chosen(
+    google: Upstream, client: AsyncClient
+) -> None:
+    """The recorded match without geographies puts 100 Biscayne Blvd, Miami in Seattle: a point
+    whose county nobody vouches for is not given; the ZIP code's point in Miami-Dade is (#26, item 5)."""
+    user = await sign_up_and_log_in(client, "census-no-county@example.com")
+    response = await client.get(
+        "/api/nearby-search", params={"address": "100 Biscayne Blvd, Miami, FL 33130"}, headers=user["headers"]
+    )
+    receipt = response.json()["result"]["receipt"]
+    assert (receipt["geocode_match"], receipt["county_fips"]) == ("zip_centroid", "12086")
+    assert 25 < receipt["lat"] < 26 and -81 < receipt["lng"] < -80
 
 
 async def test_google_refusal_is_a_503_and_the_search_is_not_charged(

@@ -81,6 +81,7 @@ ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/api/v1/export/status/{export_id}"): API_KEY,
     ("POST", "/api/v1/export/create"): API_KEY,
     ("GET", "/api/v1/export/download/{export_id}"): API_KEY,
+    ("GET", "/api/v1/exports"): API_KEY,
     ("GET", "/api/admin/list-users"): ADMIN,
     ("GET", "/api/admin/user-info/{uid}"): ADMIN,
     ("POST", "/api/admin/update-user-role"): ADMIN,
