@@ -157,7 +157,8 @@ function RowCard({ row, filename }: { row: ExportRow; filename: string }) {
     ['Match level', row.match_level ? (MATCH_LEVELS[row.match_level] ?? row.match_level) : 'Unknown'],
     ['County', countyText(row)],
     ['Occupants', occupantsText(row)],
-    ['NAICS', row.naics_codes ?? '—'],
+    // Unknown occupants have unknown codes too: said as the count is, not as an empty dash.
+    ['NAICS', row.naics_codes || (row.occupant_count === null ? occupantsText(row) : '—')],
   ];
   return (
     <article className="card export-group" aria-label={text.address}>

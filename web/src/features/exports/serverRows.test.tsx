@@ -168,6 +168,7 @@ describe('the export viewer pages its rows from the server', () => {
     expect(unlocated).toHaveTextContent('Total Score: —');
     expect(within(unlocated).getByText('County').nextSibling).toHaveTextContent('Not located');
     expect(within(unlocated).getByText('Occupants').nextSibling).toHaveTextContent('Unknown');
+    expect(within(unlocated).getByText('NAICS').nextSibling).toHaveTextContent('Unknown (not located)');
   });
 
   it("a row's occupants: the count where covered (0 included), 'Not covered' where no source covers it, unknown when not located (#26, item 2)", () => {
