@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from adapters.naics_mapping import naics_for_types
-from adapters.providers.common import as_float, unavailable
+from adapters.providers.common import as_float, nearby_coverage, unavailable
 from domain.occupancy import UNKNOWN, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
 
 log = logging.getLogger("perilscope.providers.google_places")
@@ -61,12 +61,7 @@ class GooglePlacesProvider:
         self._sleep = sleep
 
     async def coverage(self, address: ParsedAddress, point: GeoPoint | None) -> OccupantCoverage:
-        return OccupantCoverage(
-            covered=point is not None and point.at_address,
-            source=self.name,
-            covers=f"Occupant data: Google Places, businesses within {self._radius} m of the address's geocoded point",
-            photos=True,
-        )
+        return nearby_coverage(self.name, self._radius, point, photos=True)
 
     async def occupants_at(self, address: ParsedAddress, point: GeoPoint | None) -> list[Occupant]:
         if point is None or not point.at_address:  # a ZIP's or a place's centre is no building's

@@ -278,6 +278,21 @@ async def test_google_without_a_point_makes_no_call(address: ParsedAddress) -> N
     assert await GooglePlacesProvider(client_for(handler), GOOGLE_KEY).occupants_at(address, None) == []
 
 
+async def test_around_a_zip_codes_centre_nearby_providers_search_nothing_and_cover_nothing(address: ParsedAddress) -> None:
+    """Businesses 50 m from a ZIP code's centre do not occupy the address: no call, and its
+    occupants are unknown, not none (#26, item 2)."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise AssertionError("no request expected")
+
+    centre = GeoPoint(47.6, -122.33, "zip_centroid")
+    for provider in (GooglePlacesProvider(client_for(handler), GOOGLE_KEY), YelpFusionProvider(client_for(handler), YELP_KEY)):
+        assert await provider.occupants_at(address, centre) == []
+        assert not (await provider.coverage(address, centre)).covered
+        at_building = await provider.coverage(address, POINT)
+        assert at_building.covered and provider.name in at_building.covers
+    assert (await GooglePlacesProvider(client_for(handler), GOOGLE_KEY).coverage(address, POINT)).photos
+
+
 @pytest.mark.parametrize(
     ("fixture_name", "status"),
     [("google_nearby_request_denied.json", "REQUEST_DENIED"), ("google_nearby_over_query_limit.json", "OVER_QUERY_LIMIT")],
