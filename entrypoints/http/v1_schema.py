@@ -99,6 +99,11 @@ class OccupantView(msgspec.Struct):
     lng: float | None
 
 
+class OccupantCoverageView(msgspec.Struct):
+    covered: bool  # false: no occupant source covers the address; its occupants are unknown (occupants absent)
+    covers: str  # what the occupant source covers
+
+
 class RiskAssessment(msgspec.Struct, omit_defaults=True):
     status: Literal["success"]
     address: str
@@ -110,7 +115,10 @@ class RiskAssessment(msgspec.Struct, omit_defaults=True):
     location: Location
     provenance: Provenance
     tract: TractRisk | None  # null: no census tract for the address, or its tract table is not loaded
-    occupants: list[OccupantView] | None = None  # with include_occupants=true only
+    # With include_occupants=true only; absent there too where no occupant source covers the
+    # address (unknown, not none: occupant_coverage says so).
+    occupants: list[OccupantView] | None = None
+    occupant_coverage: OccupantCoverageView | None = None  # with include_occupants=true, where recorded
 
 
 class Candidate(msgspec.Struct):
@@ -279,6 +287,10 @@ def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bo
     location = answer.get("location") or {}
     receipt = answer.get("receipt") or {}
     ratings = answer.get("ratings") or {}
+    found = answer.get("occupants") or []
+    recorded = answer.get("occupant_coverage")
+    coverage = OccupantCoverageView(bool(recorded.get("covered")), str(recorded.get("covers") or "")) if isinstance(
+        recorded, dict) else None
     return RiskAssessment(
         status="success",
         address=str(answer.get("query") or ""),
@@ -295,7 +307,9 @@ def risk_assessment(answer: LookupResult | dict[str, Any], include_occupants: bo
             score_geographies=_score_geographies(receipt),
         ),
         tract=tract_risk(answer.get("tract")),
-        occupants=[occupant_view(o) for o in answer.get("occupants") or []] if include_occupants else None,
+        occupants=[occupant_view(o) for o in found] if include_occupants and (
+            coverage is None or coverage.covered or found) else None,
+        occupant_coverage=coverage if include_occupants else None,
     )
 
 

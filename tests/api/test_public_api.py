@@ -205,7 +205,24 @@ async def test_search_gives_an_address_id_whose_risk_answer_matches_the_one_call
     assert body["scores"] == one_call["scores"] and body["total_score"] == one_call["total_score"]
     assert "occupants" not in one_call and len(body["occupants"]) >= 20
     assert all(o["naics_code"] != "N/A" for o in body["occupants"])  # unknown is null here
+    assert body["occupant_coverage"]["covered"] is True and "occupant_coverage" not in one_call
     assert by_id.headers["X-RateLimit-Remaining"] == "98"
+
+
+async def test_occupants_outside_every_occupant_source_are_unknown_in_the_api_not_an_empty_list(
+    client: AsyncClient,
+) -> None:
+    ann = await sign_up_and_log_in(client, "ann-coverage@example.com")
+    key = {"X-API-Key": (await create_key(client, ann))["key"]}
+    found = await client.get("/api/v1/search/address", params={"query": "100 Biscayne Blvd, Miami, FL 33130"},
+                             headers=key)
+    [candidate] = found.json()["candidates"]
+    miami = await client.get(f"/api/v1/data/risk/{candidate['address_id']}", params={"include_occupants": "true"},
+                             headers=key)
+    assert miami.status_code == 200, miami.text
+    body = miami.json()
+    assert "occupants" not in body and body["occupant_coverage"]["covered"] is False
+    assert "Seattle, WA" in body["occupant_coverage"]["covers"]
 
 
 async def test_search_refusals_cost_nothing(client: AsyncClient) -> None:
