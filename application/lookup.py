@@ -121,14 +121,10 @@ class LookupService:
         address = await self.read_one(self.parse(text))  # rejected input is never charged
         charge = await self.quota.room_for_one(caller)  # refused before any provider is called
         query = text.strip()
-        try:
-            cached = await self._cached_answer(address, query)
-            result = cached or await self.answer(address, query=query, source=SINGLE, read=True)
-            if not result.location.located:
-                raise NotFound(not_located_message(address, result.location.notes))  # and not charged
-        except Exception:
-            await self.quota.count_uncharged(charge)  # but counted against the rate limit
-            raise
+        cached = await self._cached_answer(address, query)
+        result = cached or await self.answer(address, query=query, source=SINGLE, read=True)
+        if not result.location.located:
+            raise NotFound(not_located_message(address, result.location.notes))  # and not charged
         search = StoredSearch(
             id=result.search_id,
             user_id=caller.user_id,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from application.errors import TooManyRequests
 from application.ports.settings import SystemSettingsStore
-from application.ports.throttling import RequestWindow, WindowCount
+from application.ports.throttling import RequestWindow
 
 TOO_MANY_REQUESTS = "Too many requests. Please wait a minute and try again."
 MINUTE = 60
@@ -21,19 +21,4 @@ class RequestRateLimit:
             return
         wait = await self._window.admit(f"requests:{user_id}", self._per_minute, MINUTE)
         if wait:
-            raise self.refusal(wait)
-
-    async def deferred(self, user_id: str) -> WindowCount | None:
-        """The request's count, for a caller that writes anyway (a single lookup, #29): when the
-        window lives in the database (`RequestWindow.rides_on_writes`), it is returned to be
-        checked read-only now and counted in that write's transaction; elsewhere (Redis) it is
-        admitted now, as `admit` does. None: nothing left to count (counted, or switched off)."""
-        if not (await self._settings.current()).rate_limiting:
-            return None
-        if not getattr(self._window, "rides_on_writes", False):
-            await self.admit(user_id)
-            return None
-        return WindowCount(f"requests:{user_id}", self._per_minute, MINUTE)
-
-    def refusal(self, wait: float) -> TooManyRequests:
-        return TooManyRequests(TOO_MANY_REQUESTS, retry_after=wait, details={"limit": self._per_minute})
+            raise TooManyRequests(TOO_MANY_REQUESTS, retry_after=wait, details={"limit": self._per_minute})

@@ -10,7 +10,6 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
-POOL_RECYCLE_SECONDS = 900
 # Execution option of a connection whose transactions write: see configure_sqlite.
 BEGIN_IMMEDIATE = "perilscope_begin_immediate"
 
@@ -21,12 +20,7 @@ def is_sqlite(url: str) -> bool:
 
 def create_engine(url: str, sqlite_busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS, **kwargs) -> AsyncEngine:  # noqa: ANN003
     if not is_sqlite(url):
-        # No pre-ping: its round trip on every checkout was a fifth of a lookup's CPU (#29).
-        # Connections are replaced after POOL_RECYCLE_SECONDS instead (before a server or proxy
-        # drops them as idle), and a connection that fails as disconnected (a restart) is
-        # invalidated by SQLAlchemy together with every older one in the pool, so only the
-        # statements in flight at that moment fail.
-        return create_async_engine(url, pool_recycle=POOL_RECYCLE_SECONDS, **kwargs)
+        return create_async_engine(url, pool_pre_ping=True, **kwargs)
     database = make_url(url).database
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)

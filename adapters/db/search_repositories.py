@@ -10,11 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.account_tables import MonthlyUsageRow, SearchRow
 from adapters.db.engine import upsert_insert
-from adapters.db.throttle import WINDOW_STATE, hashed_key, window_parameters, window_statement, window_wait
 from adapters.db.writer import SqlWriter
 from adapters.db.result_codec import decode_result, decode_typed, encode_result
 from application.ports.lookup import StoredSearch
-from application.ports.throttling import WindowCount, WindowFull
 from domain.lookup_result import LookupResult
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -105,39 +103,19 @@ class SqlSearchStore:
             await session.execute(INSERT_SEARCH, search_row(search))
             await session.commit()
 
-    async def add_charged(
-        self, search: StoredSearch, month: str, limit: int | None, window: WindowCount | None = None
-    ) -> bool:
+    async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
         async with self._writer.session() as session:
-            if window is not None and (
-                await session.execute(window_statement(session.bind.dialect.name), window_parameters(window))
-            ).first() is None:
-                await session.rollback()
-                raise WindowFull(window.wait_when_full())
             if not await charge_one(session, search.user_id, month, limit):
-                await session.commit()  # the request still counts in its window
+                await session.rollback()
                 return False
             await session.execute(INSERT_SEARCH, search_row(search))
             await session.commit()
         return True
 
-    async def count_request(self, window: WindowCount) -> None:
-        async with self._writer.session() as session:
-            if (await session.execute(window_statement(session.bind.dialect.name), window_parameters(window))).first() is None:
-                await session.rollback()
-                raise WindowFull(window.wait_when_full())
-            await session.commit()
-
     async def used(self, user_id: str, month: str) -> int:
         async with self._sessions() as session:
             used = await session.scalar(USED, {"user_id": user_id, "month": month})
         return used or 0
-
-    async def room(self, user_id: str, month: str | None, window: WindowCount | None) -> tuple[int, float]:
-        async with self._sessions() as session:
-            used = await session.scalar(USED, {"user_id": user_id, "month": month}) if month is not None else 0
-            stored = (await session.execute(WINDOW_STATE, {"key": hashed_key(window.key)})).first() if window else None
-        return used or 0, window_wait(window, stored) if window else 0.0
 
     async def latest_answer(self, building_key: str, since: datetime) -> LookupResult | None:
         async with self._sessions() as session:

@@ -26,11 +26,9 @@ from adapters.db.search_repositories import (
     charge_statement,
     search_row,
 )
-from adapters.db.throttle import WINDOW_STATE, hashed_key, window_parameters, window_statement, window_wait
 from adapters.db.writer import SqlWriter, is_database_locked
 from adapters.db.result_codec import decode_typed
 from application.ports.lookup import StoredSearch
-from application.ports.throttling import WindowCount, WindowFull
 from domain.lookup_result import LookupResult
 
 # Blocking the event loop for longer than this would stall every other request; reads in WAL
@@ -45,60 +43,31 @@ class SqliteLoopSearchStore(SqlSearchStore):
         self._sync = create_engine(url, connect_args={"timeout": LOOP_BUSY_TIMEOUT_MS / 1000})
         configure_sqlite(self._sync, busy_timeout_ms=LOOP_BUSY_TIMEOUT_MS)
 
-    async def add_charged(
-        self, search: StoredSearch, month: str, limit: int | None, window: WindowCount | None = None
-    ) -> bool:
+    async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
         async with self._writer.turn():
             try:
-                return self._add_charged_on_loop(search, month, limit, window)
+                return self._add_charged_on_loop(search, month, limit)
             except OperationalError as error:
                 if not is_database_locked(error):
                     raise
         # Another process is writing: wait for it off the loop.
-        return await super().add_charged(search, month, limit, window)
+        return await super().add_charged(search, month, limit)
 
-    def _add_charged_on_loop(self, search: StoredSearch, month: str, limit: int | None, window: WindowCount | None) -> bool:
+    def _add_charged_on_loop(self, search: StoredSearch, month: str, limit: int | None) -> bool:
         with (
             self._sync.connect().execution_options(**{BEGIN_IMMEDIATE: True}) as connection,
             connection.begin() as transaction,
         ):
-            if window is not None and connection.execute(window_statement("sqlite"), window_parameters(window)).first() is None:
-                transaction.rollback()
-                raise WindowFull(window.wait_when_full())
             charge = charge_statement("sqlite", limit is not None)
             if connection.execute(charge, charge_parameters(search.user_id, month, limit)).first() is None:
-                transaction.commit()  # the request still counts in its window
+                transaction.rollback()
                 return False
             connection.execute(INSERT_SEARCH, search_row(search))
         return True
 
-    async def count_request(self, window: WindowCount) -> None:
-        async with self._writer.turn():
-            try:
-                return self._count_request_on_loop(window)
-            except OperationalError as error:
-                if not is_database_locked(error):
-                    raise
-        await super().count_request(window)
-
-    def _count_request_on_loop(self, window: WindowCount) -> None:
-        with (
-            self._sync.connect().execution_options(**{BEGIN_IMMEDIATE: True}) as connection,
-            connection.begin() as transaction,
-        ):
-            if connection.execute(window_statement("sqlite"), window_parameters(window)).first() is None:
-                transaction.rollback()
-                raise WindowFull(window.wait_when_full())
-
     async def used(self, user_id: str, month: str) -> int:
         with self._sync.connect() as connection:
             return connection.scalar(USED, {"user_id": user_id, "month": month}) or 0
-
-    async def room(self, user_id: str, month: str | None, window: WindowCount | None) -> tuple[int, float]:
-        with self._sync.connect() as connection:
-            used = connection.scalar(USED, {"user_id": user_id, "month": month}) if month is not None else 0
-            stored = connection.execute(WINDOW_STATE, {"key": hashed_key(window.key)}).first() if window else None
-        return used or 0, window_wait(window, stored) if window else 0.0
 
     async def latest_answer(self, building_key: str, since: datetime) -> LookupResult | None:
         with self._sync.connect() as connection:

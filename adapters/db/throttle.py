@@ -4,17 +4,15 @@ the check and the count are a single atomic statement on SQLite and PostgreSQL a
 
 from __future__ import annotations
 
-import functools
 import hashlib
 
-from sqlalchemy import Float, bindparam, case, delete, or_, select, update
+from sqlalchemy import case, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.engine import upsert_insert
 from adapters.db.throttle_tables import ThrottleCounterRow
 from adapters.db.writer import SqlWriter
 from application.ports.clock import Clock
-from application.ports.throttling import WindowCount
 from domain.throttling import ThrottleRule, ThrottleState, next_attempt
 
 
@@ -66,63 +64,20 @@ class SqlRequestWindow:
     its window began and when the last one came; a last request before the current window began
     means the count starts over. No migration: the row's meaning is the attempt throttle's."""
 
-    # The single lookup counts its request inside its charge's transaction (SearchStore.add_charged).
-    rides_on_writes = True
-
     def __init__(self, writer: SqlWriter, clock: Clock) -> None:
         self._writer = writer
         self._clock = clock
 
     async def admit(self, key: str, limit: int, window_seconds: int) -> float:
-        window = WindowCount(key, limit, window_seconds, self._clock.now().timestamp())
+        now = self._clock.now().timestamp()
+        window_start = now - now % window_seconds
+        row = ThrottleCounterRow.__table__.c
         async with self._writer.session() as session:
-            admitted = (await session.execute(window_statement(session.bind.dialect.name), window_parameters(window))).first()
+            starts_over = row.last_attempt_at < window_start
+            admitted = await _counted(session, key, now, starts_over, or_(starts_over, row.attempts < limit))
             if admitted:
                 await session.commit()
-        return 0.0 if admitted else window.wait_when_full()
-
-
-# The request window's two statements, built once and run with parameters (the lookup runs them
-# on every request, inside its charge's transaction: adapters/db/search_repositories.py).
-_COUNTER = ThrottleCounterRow.__table__
-_WINDOW_START = bindparam("window_start", type_=Float())
-_NOW = bindparam("now", type_=Float())
-
-
-@functools.cache
-def window_statement(dialect_name: str):  # noqa: ANN201
-    """Count one request in its window in one atomic upsert: a new key starts at 1; a stored one
-    starts over at 1 when its last request came before this window began, else adds 1 only while
-    under the limit. No row comes back when refused, and nothing is written.
-    Parameters: `window_parameters`."""
-    row = _COUNTER.c
-    starts_over = row.last_attempt_at < _WINDOW_START
-    return (
-        upsert_insert(dialect_name, _COUNTER)
-        .values(key=bindparam("key"), attempts=1, last_attempt_at=_NOW)
-        .on_conflict_do_update(
-            index_elements=[row.key],
-            set_={"attempts": case((starts_over, 1), else_=row.attempts + 1), "last_attempt_at": _NOW},
-            where=or_(starts_over, row.attempts < bindparam("limit")),
-        )
-        .returning(row.attempts)
-    )
-
-
-def window_parameters(window: WindowCount) -> dict:
-    return {"key": hashed_key(window.key), "now": window.at, "window_start": window.window_start, "limit": window.limit}
-
-
-# Parameters: key (hashed). The read-only look at a window before the work it would count.
-WINDOW_STATE = select(_COUNTER.c.attempts, _COUNTER.c.last_attempt_at).where(_COUNTER.c.key == bindparam("key"))
-
-
-def window_wait(window: WindowCount, stored) -> float:  # noqa: ANN001
-    """0 when `window` has room for one more request given its stored row (or none), else the
-    seconds until it ends: what `window_statement` would decide, without writing."""
-    if stored is None or stored.last_attempt_at < window.window_start or stored.attempts < window.limit:
-        return 0.0
-    return window.wait_when_full()
+        return 0.0 if admitted else max(window_start + window_seconds - now, 1.0)
 
 
 async def _counted(session: AsyncSession, key: str, now: float, starts_over, admitted_when) -> bool:  # noqa: ANN001

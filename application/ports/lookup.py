@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from application.ports.throttling import WindowCount
 from domain.address import BuildingKey
 from domain.county_choice import CountyChoice
 from domain.lookup_result import DatasetVersion, LookupResult
@@ -165,23 +164,11 @@ class StoredSearch:
 
 class SearchStore(Protocol):
     async def add(self, search: StoredSearch) -> None: ...
-    async def add_charged(
-        self, search: StoredSearch, month: str, limit: int | None, window: WindowCount | None = None
-    ) -> bool:
+    async def add_charged(self, search: StoredSearch, month: str, limit: int | None) -> bool:
         """Count one search against the month's quota and store it, in one transaction;
-        False (and nothing stored) when the limit is used up. With `window`, the request is
-        counted in its rate-limit window in that same transaction first: WindowFull (and nothing
-        written) when the window is full; counted even when the quota then refuses."""
+        False (and nothing stored) when the limit is used up."""
         ...
     async def used(self, user_id: str, month: str) -> int: ...
-    async def room(self, user_id: str, month: str | None, window: WindowCount | None) -> tuple[int, float]:
-        """Read-only, in one go: the searches used in `month` (0 when None) and the seconds to
-        wait before `window` has room (0: room now, or no window)."""
-        ...
-    async def count_request(self, window: WindowCount) -> None:
-        """Count a request that stored no search (not located, failed) in its window, as
-        `add_charged` would have; WindowFull when the window is full."""
-        ...
     async def latest_answer(self, building_key: str, since: datetime) -> LookupResult | None:
         """The newest stored single-lookup answer for this building since then, anyone's: the
         answer is public data, and the caller gets a copy under its own search id."""

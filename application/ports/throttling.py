@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from domain.throttling import ThrottleRule
@@ -27,35 +26,3 @@ class RequestWindow(Protocol):
     it returns 0 when admitted, else the seconds until the window ends."""
 
     async def admit(self, key: str, limit: int, window_seconds: int) -> float: ...
-
-    # Optional attribute, True when the windows live in the database the searches are written
-    # to, so a `WindowCount` can be counted inside a search's own transaction (SearchStore).
-    # rides_on_writes: bool
-
-
-@dataclass(frozen=True, slots=True)
-class WindowCount:
-    """One request to count in `key`'s fixed window, inside the transaction of the write it comes
-    with (a single lookup's charge and stored search, #29), instead of a write of its own: the
-    same check and count as `RequestWindow.admit`, at `at` (epoch seconds, the time of that write)."""
-
-    key: str
-    limit: int
-    window_seconds: int
-    at: float = 0.0
-
-    @property
-    def window_start(self) -> float:
-        return self.at - self.at % self.window_seconds
-
-    def wait_when_full(self) -> float:
-        """The seconds until the window ends, as `admit` says them when it refuses."""
-        return max(self.window_start + self.window_seconds - self.at, 1.0)
-
-
-class WindowFull(Exception):
-    """A `WindowCount` refused where it rode on another write: that write is not made either."""
-
-    def __init__(self, wait: float) -> None:
-        super().__init__(f"request window full for {wait:.0f} s")
-        self.wait = wait
