@@ -213,8 +213,9 @@ class BatchService:
             )
             await self._store.add_job(job)
             await self._searches.add(
+                # Its occupants are counted in its export, row by row; here they are unknown, not 0.
                 StoredSearch(id=job.id, user_id=caller.user_id, kind=BATCH, address=upload.name,
-                             occupant_count=0, result=None, created_at=job.created_at)
+                             occupant_count=None, result=None, created_at=job.created_at)
             )
         except BaseException:
             await self._refund(caller, charge)
@@ -471,11 +472,12 @@ class BatchService:
     async def _answered_rows(self, caller: AccessClaims, upload: UploadedFile, charge: BatchCharge,
                              end: Callable[[], Awaitable[None]]) -> AsyncIterator[LookupResult]:
         slices = self._slices()
-        occupants = 0
+        occupants: int | None = None  # unknown until a row's occupants are known (#26, item 2)
         try:
             async for reader, row in stored_rows(self._files, upload, self.caps):
                 result = await self._answer(reader.address(row))
-                occupants += len(result.occupants)
+                if (found := result.occupant_count) is not None:
+                    occupants = (occupants or 0) + found
                 yield result
                 await slices.pause_if_due()
             await self._searches.add(

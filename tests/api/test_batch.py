@@ -63,6 +63,7 @@ async def test_upload_job_and_export(client: AsyncClient, container: Container) 
     assert stats["current_month_searches"] == 1  # one batch is one search
     recent = (await client.get("/api/recent-searches", headers=user["headers"])).json()["searches"]
     assert recent[0]["address"] == "portfolio.csv"
+    assert recent[0]["total_results"] is None  # counted row by row in its export, unknown here: never 0
 
 
 async def test_bad_uploads_get_clear_errors(client: AsyncClient) -> None:
@@ -143,6 +144,9 @@ async def test_spec_three_call_flow_search_match_export(client: AsyncClient) -> 
     assert "98POINT6 INC" in text
     stats = (await client.get("/api/auth/get-search-stats", headers=user["headers"])).json()["stats"]
     assert stats["current_month_searches"] == 1
+    # The occupants of the rows a source covers (Seattle's), the Miami and unread rows' being unknown.
+    [batch] = (await client.get("/api/recent-searches", headers=user["headers"])).json()["searches"]
+    assert batch["total_results"] >= 20
     empty = (await client.post("/api/export", json={"data": []}, headers=user["headers"])).json()
     assert empty["error"] == "No processed data available to export"
     other = await sign_up_and_log_in(client, "other@example.com")
