@@ -119,10 +119,17 @@ class ReferenceIndex:
         self._checked_at = 0.0
         self._lock = asyncio.Lock()
 
+    def _fresh(self) -> bool:
+        return self._data is not None and self._clock() - self._checked_at < self._recheck_seconds
+
     async def data(self) -> ReferenceData:
-        if self._data is not None and self._clock() - self._checked_at < self._recheck_seconds:
-            return self._data
+        if self._fresh():
+            return self._data  # type: ignore[return-value]  # _fresh() says it is set
         async with self._lock:
+            # Every request that found the check due waited here: the first one checked for all
+            # of them, so the rest answer at once instead of each asking the database again.
+            if self._fresh():
+                return self._data  # type: ignore[return-value]
             async with self._sessions() as session:
                 version = (
                     await session.execute(select(func.count(), func.max(DatasetLoadRow.loaded_at)))

@@ -86,3 +86,26 @@ def test_the_interval_comes_from_the_environment_and_is_checked(tmp_path: Path) 
     assert Settings.from_env({**env, "PERILSCOPE_REFERENCE_RECHECK_SECONDS": "0.2"}).reference_recheck_seconds == 0.2
     with pytest.raises(SettingsError, match="PERILSCOPE_REFERENCE_RECHECK_SECONDS"):
         Settings.from_env({**env, "PERILSCOPE_REFERENCE_RECHECK_SECONDS": "-1"})
+
+
+async def test_many_requests_finding_the_check_due_ask_the_database_once(sessions: async_sessionmaker) -> None:
+    """Under load, every request that arrives while the check is due waits on one lock: the first
+    checks for all of them (#29: the waiters each asked again, one after another, at p99)."""
+    import asyncio
+
+    clock = Clock()
+    opened = 0
+
+    def counting_sessions():  # noqa: ANN202 - the sessionmaker's call, counted
+        nonlocal opened
+        opened += 1
+        return sessions()
+
+    index = ReferenceIndex(counting_sessions, recheck_seconds=5, clock=clock)  # type: ignore[arg-type]
+    await _load(sessions, "518210", "Computing Infrastructure Providers")
+    first = await index.data()
+    clock.now += 6
+    opened = 0
+    answers = await asyncio.gather(*(index.data() for _ in range(32)))
+    assert opened == 1
+    assert all(answer is first for answer in answers)
