@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -33,15 +34,29 @@ class SqlSystemSettingsStore:
         self._clock = clock
         self._monotonic = monotonic
         self._cached: tuple[float, SystemSettings] | None = None
+        self._reading = asyncio.Lock()
+        self._saves = 0  # a read that began before a save must not put back what it read
 
-    async def current(self) -> SystemSettings:
+    def _fresh(self) -> SystemSettings | None:
         if self._cached and self._monotonic() - self._cached[0] < CACHE_SECONDS:
             return self._cached[1]
-        async with self._sessions() as session:
-            row = await session.get(SystemSettingsRow, SETTINGS_ROW_ID)
-            settings = self._defaults if row is None else _settings(row)
-        self._cached = (self._monotonic(), settings)
-        return settings
+        return None
+
+    async def current(self) -> SystemSettings:
+        if (settings := self._fresh()) is not None:
+            return settings
+        # When the cache expires under load, one request reads the row for all that arrive
+        # meanwhile (#29: each of them read it, a burst of reads every five seconds).
+        async with self._reading:
+            if (settings := self._fresh()) is not None:
+                return settings
+            saves = self._saves
+            async with self._sessions() as session:
+                row = await session.get(SystemSettingsRow, SETTINGS_ROW_ID)
+                settings = self._defaults if row is None else _settings(row)
+            if saves == self._saves:
+                self._cached = (self._monotonic(), settings)
+            return settings
 
     async def save(self, settings: SystemSettings, saved_by: str) -> None:
         values = {
@@ -57,6 +72,7 @@ class SqlSystemSettingsStore:
             statement = upsert_insert(session.bind.dialect.name, SystemSettingsRow).values(id=SETTINGS_ROW_ID, **values)
             await session.execute(statement.on_conflict_do_update(index_elements=["id"], set_=values))
             await session.commit()
+        self._saves += 1
         self._cached = (self._monotonic(), settings)
 
 
