@@ -1,0 +1,118 @@
+"""A chunk's answered rows gathered as columns and written as its two Parquet files (issue #27):
+`<stem>.facts.parquet` (a row per input row, in the order added) and `<stem>.scores.parquet` (each
+set of scores the rows used, once). Both are encoded in memory with pyarrow (zstd, dictionary
+encoded: the repeats of a county's name or a provider's cost nothing) and written through the
+FileStore, so they land the same on the local store and on S3."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from adapters.results.schema import COMPRESSION, FACTS_SUFFIX, SCORES_SCHEMA, SCORES_SUFFIX, facts_schema
+from application.ports.files import FileStore
+from domain.lookup_result import LookupResult
+from domain.row_facts import answer_facts, input_name, score_key, score_rows
+
+# Rows per Parquet row group: a viewer page or a chunk's slice reads one group, not the file.
+ROW_GROUP_ROWS = 16_384
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenChunk:
+    facts_key: str
+    scores_key: str
+    rows: int
+    facts_bytes: int
+    scores_bytes: int
+
+    @property
+    def size_bytes(self) -> int:
+        return self.facts_bytes + self.scores_bytes
+
+
+def chunk_keys(stem: str) -> tuple[str, str]:
+    """The facts and scores keys of a chunk's claim: `jobs/<job>/out/<chunk>.a<attempt>` + suffix."""
+    return stem + FACTS_SUFFIX, stem + SCORES_SUFFIX
+
+
+class ChunkTable:
+    """The facts and score rows of one chunk, as they are answered, kept as columns (one list a
+    column; no dict a row). `add` takes an answer; `add_facts` the answer's facts as a batch keeps
+    them for an address repeated in the upload (domain/row_facts.answer_facts and score_rows)."""
+
+    def __init__(self, user_columns: Sequence[str] | int) -> None:
+        self.user_columns = user_columns if isinstance(user_columns, int) else len(user_columns)
+        self._schema = facts_schema(self.user_columns)
+        self._inputs = tuple(input_name(i) for i in range(self.user_columns))
+        self._answer_names = tuple(name for name in self._schema.names[1 + self.user_columns:])
+        self._columns: dict[str, list[Any]] = {name: [] for name in self._schema.names}
+        self._scores: dict[tuple[str, str | None, str | None], Mapping[str, Any]] = {}
+
+    @property
+    def rows(self) -> int:
+        return len(self._columns["row"])
+
+    @property
+    def score_count(self) -> int:
+        return len(self._scores)
+
+    def add(self, line: int, user_values: Iterable[str | None | tuple[str, str | None]], result: LookupResult) -> None:
+        self.add_facts(line, user_values, answer_facts(result), score_rows(result))
+
+    def add_facts(self, line: int, user_values: Iterable[str | None | tuple[str, str | None]],
+                  facts: Mapping[str, Any], scores: Iterable[Mapping[str, Any]] = ()) -> None:
+        """A row from its answer's facts (`answer_facts`) and score rows (`score_rows`). The user's
+        values beyond the upload's columns are dropped; missing ones are null."""
+        columns = self._columns
+        columns["row"].append(line)
+        values = [value[1] if isinstance(value, tuple) else value for value in user_values]
+        for index, name in enumerate(self._inputs):
+            columns[name].append(values[index] if index < len(values) else None)
+        for name in self._answer_names:
+            columns[name].append(facts.get(name))
+        for row in scores:
+            self._scores.setdefault(score_key(row), row)  # type: ignore[arg-type]
+
+    def add_row(self, facts_row: Mapping[str, Any], scores: Iterable[Mapping[str, Any]] = ()) -> None:
+        """A whole facts row (domain/row_facts.facts_of) and its score rows."""
+        values = [facts_row.get(name) for name in self._inputs]
+        self.add_facts(facts_row["row"], values, facts_row, scores)
+
+    def facts_table(self) -> pa.Table:
+        return pa.Table.from_pydict(self._columns, schema=self._schema)
+
+    def scores_table(self) -> pa.Table:
+        names = SCORES_SCHEMA.names
+        rows = list(self._scores.values())
+        return pa.Table.from_pydict({name: [row.get(name) for row in rows] for name in names}, schema=SCORES_SCHEMA)
+
+    def encoded(self) -> tuple[bytes, bytes]:
+        """The facts file's bytes and the scores file's (CPU work: run it off the event loop)."""
+        return parquet_bytes(self.facts_table()), parquet_bytes(self.scores_table())
+
+    async def write(self, files: FileStore, facts_key: str, scores_key: str) -> WrittenChunk:
+        """Both files written (each committed whole, or not at all); the table stays as it is."""
+        facts, scores = await asyncio.to_thread(self.encoded)
+        await write_bytes(files, facts_key, facts)
+        await write_bytes(files, scores_key, scores)
+        return WrittenChunk(facts_key, scores_key, self.rows, len(facts), len(scores))
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS, use_dictionary=True)
+    return buffer.getvalue()
+
+
+async def write_bytes(files: FileStore, key: str, content: bytes, piece: int = 4 * 1024 * 1024) -> None:
+    async with files.open_writer(key) as writer:
+        view = memoryview(content)
+        for start in range(0, len(view), piece):
+            await writer.write(bytes(view[start:start + piece]))

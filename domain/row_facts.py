@@ -1,0 +1,176 @@
+"""A batch row's answer as facts (issue #27): one flat record per input row, typed, with nothing
+repeated that a row shares with others of its county or tract. The county's and the tract's
+scores are rows of their own (`score_rows`), keyed by (level, geoid, NRI release), which readers
+join back; so a chunk stores each county's 36 scores and ratings once, and a later NRI release
+never changes an old export (the release's scores are in it).
+
+Every field of today's detailed record (JSON Lines) and SPEC CSV can be made again from a facts
+row and its score rows: texts whose formatting is Python's (the address text, the alternatives
+line, the top three) are kept as the texts. Unknown is None, never 0. The user's values are kept
+as they came: neutralising formulas belongs to the spreadsheet formats."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from domain.detailed_export import ANSWERED, NOT_LOCATED, ZIP_LEVEL
+from domain.lookup_result import LookupResult, address_text
+from domain.perils import HAZARDS, PerilScores
+
+COUNTY, TRACT = "county", "tract"
+
+# The columns of a facts row after `row` and the user's `input_<i>` columns, in file order.
+ANSWER_FACT_FIELDS: tuple[str, ...] = (
+    "status", "message", "address", "normalized_address", "match_level", "lat", "lng",
+    "county_fips", "county_name", "county_state", "county_method", "county_confidence", "low_confidence",
+    "alternatives", "alternative_counties", "location_notes", "locator", "tract_geoid", "nri_version",
+    "tract_county_fips", "tract_nri_version", "tract_from", "tract_notes", "tract_note",
+    "property_name", "year_built", "property_type", "floors", "gross_floor_area_sqft", "parking_area_sqft",
+    "largest_use", "occupant_count", "occupants", "naics_codes", "data_as_of",
+    "geocoder", "places", "perils", "property_records", "tract_perils", "scored_at", "datasets",
+    "from_cache", "cache_max_age_hours", "scored", "tract_scored",
+)
+# The columns of a score row after its key (level, geoid, nri_version).
+SCORE_KEY_FIELDS = ("level", "geoid", "nri_version")
+SCORE_VALUE_FIELDS: tuple[str, ...] = (
+    "Total_Score", "risk_rating", "top_3", "top3_combined",
+    *(name for hazard in HAZARDS for name in (f"{hazard.code}_Score", f"{hazard.code}_Rating")),
+)
+
+
+def input_name(index: int) -> str:
+    """The facts column of the user's `index`th column (their names are in the export's manifest)."""
+    return f"input_{index}"
+
+
+def facts_of(line: int, user_values: Iterable[str | None | tuple[str, str | None]], result: LookupResult) -> dict[str, Any]:
+    """The facts row of an input row: its line in the upload, the user's values as they came (in
+    the upload's column order; (name, value) pairs are taken for their values), then its answer."""
+    row: dict[str, Any] = {"row": line}
+    for index, value in enumerate(user_values):
+        row[input_name(index)] = value[1] if isinstance(value, tuple) else value
+    row.update(answer_facts(result))
+    return row
+
+
+def answer_facts(result: LookupResult) -> dict[str, Any]:
+    """The facts of an answer, the same for every row with the same address (a batch keeps them
+    for its repeats)."""
+    location, building, provenance, tract = result.location, result.building, result.provenance, result.tract_perils
+    point = location.point
+    if result.address is None or not location.located:
+        status = NOT_LOCATED
+    elif not result.address.street_read:
+        status = ZIP_LEVEL
+    else:
+        status = ANSWERED
+    naics = Counter(o.naics_code for o in result.occupants if o.naics_code)
+    return {
+        "status": status,
+        "message": " ".join(location.notes),
+        "address": address_text(result),
+        "normalized_address": result.address.one_line if result.address else "",
+        "match_level": point.match_level if point else "none",
+        "lat": point.lat if point else None,
+        "lng": point.lng if point else None,
+        "county_fips": location.county_fips,
+        "county_name": location.county_name,
+        "county_state": location.state,
+        "county_method": location.method,
+        "county_confidence": location.confidence,
+        "low_confidence": location.low_confidence,
+        "alternatives": [
+            {"county_fips": a.county_fips, "county_name": a.county_name, "state": a.state, "share": a.share,
+             "total_score": a.total_score, "risk_rating": a.risk_rating}
+            for a in location.alternatives
+        ],
+        # As the detailed export words it (Python's formatting of the share and the score).
+        "alternative_counties": "; ".join(
+            f"{a.county_fips} {a.county_name or ''} ({a.share:.0%}, {_score_words(a.total_score)})"
+            for a in location.alternatives
+        ),
+        "location_notes": list(location.notes),
+        "locator": location.locator,
+        "tract_geoid": location.tract_geoid,
+        "nri_version": provenance.nri_version,
+        "tract_county_fips": tract.county_fips if tract else None,
+        "tract_nri_version": tract.nri_version if tract else None,
+        "tract_from": tract.tract_from if tract else None,
+        "tract_notes": list(tract.notes) if tract else None,
+        "tract_note": " ".join(tract.notes) if tract else None,
+        "property_name": building.property_name if building else None,
+        "year_built": building.year_built if building else None,
+        "property_type": building.property_type if building else None,
+        "floors": building.floors if building else None,
+        "gross_floor_area_sqft": building.gfa_total if building else None,
+        "parking_area_sqft": building.gfa_parking if building else None,
+        "largest_use": building.largest_use if building else None,
+        "occupant_count": result.occupant_count,
+        "occupants": [
+            {"name": o.name, "vicinity": o.vicinity, "types": list(o.types), "lat": o.lat, "lng": o.lng,
+             "business_status": o.business_status, "naics_code": o.naics_code}
+            for o in result.occupants
+        ],
+        "naics_codes": " ".join(code for code, _ in naics.most_common()),
+        "data_as_of": "; ".join(f"{d.dataset} {d.as_of}" for d in provenance.datasets if d.as_of),
+        "geocoder": provenance.geocoder,
+        "places": provenance.places,
+        "perils": provenance.perils,
+        "property_records": provenance.property_records,
+        "tract_perils": provenance.tract_perils,
+        "scored_at": provenance.scored_at,
+        "datasets": [{"dataset": d.dataset, "version": d.version, "as_of": d.as_of} for d in provenance.datasets],
+        "from_cache": provenance.from_cache,
+        "cache_max_age_hours": provenance.cache_max_age_hours,
+        "scored": result.perils is not None,
+        "tract_scored": tract is not None,
+    }
+
+
+def score_rows(result: LookupResult) -> list[dict[str, Any]]:
+    """The answer's sets of scores as rows keyed by (level, geoid, nri_version): the county's
+    when it is scored, keyed by the facts' county_fips and nri_version; the tract's when it has
+    them, keyed by the facts' tract_geoid and tract_nri_version."""
+    rows = []
+    if result.perils is not None:
+        rows.append(score_row(COUNTY, result.location.county_fips, result.provenance.nri_version, result.perils))
+    tract = result.tract_perils
+    if tract is not None:
+        geoid = result.location.tract_geoid if result.location.tract_geoid is not None else tract.tract_geoid
+        rows.append(score_row(TRACT, geoid, tract.nri_version, tract.scores))
+    return rows
+
+
+def score_row(level: str, geoid: str | None, nri_version: str | None, scores: PerilScores) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "level": level,
+        "geoid": geoid,
+        "nri_version": nri_version,
+        "Total_Score": scores.total,
+        "risk_rating": scores.total_rating,
+        # The detailed export's text and the SPEC CSV's, each as that format writes it.
+        "top_3": "; ".join(f"{h.name} {s}" for h, s in scores.top3()),
+        "top3_combined": scores.top3_combined(),
+    }
+    values, ratings = scores.scores, scores.ratings
+    for hazard in HAZARDS:
+        row[f"{hazard.code}_Score"] = values.get(hazard.code)
+        row[f"{hazard.code}_Rating"] = ratings.get(hazard.code)
+    return row
+
+
+def score_key(row: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    return row["level"], row["geoid"], row["nri_version"]
+
+
+def scores_of(row: dict[str, Any]) -> PerilScores:
+    """A score row read back as the domain's scores (the JSON Lines' perils and ratings)."""
+    scores = {h.code: row.get(f"{h.code}_Score") for h in HAZARDS if row.get(f"{h.code}_Score") is not None}
+    ratings = {h.code: row.get(f"{h.code}_Rating") for h in HAZARDS if row.get(f"{h.code}_Rating") is not None}
+    return PerilScores(scores=scores, ratings=ratings, total=row.get("Total_Score"), total_rating=row.get("risk_rating"))
+
+
+def _score_words(value: float | None) -> str:
+    return "score unknown" if value is None else f"score {value:g}"
