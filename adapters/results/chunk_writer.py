@@ -116,3 +116,14 @@ async def write_bytes(files: FileStore, key: str, content: bytes, piece: int = 4
         view = memoryview(content)
         for start in range(0, len(view), piece):
             await writer.write(bytes(view[start:start + piece]))
+
+
+class ParquetChunkWriter:
+    """The application's ChunkResultWriter (application/ports/results.py): a chunk's rows
+    gathered in a ChunkTable and written as its two Parquet files."""
+
+    def new_table(self, user_columns: Sequence[str]) -> ChunkTable:
+        return ChunkTable(user_columns)
+
+    def chunk_keys(self, stem: str) -> tuple[str, str]:
+        return chunk_keys(stem)
