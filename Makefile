@@ -55,8 +55,9 @@ web-build: web/dist/index.html ## Build the React app into web/dist
 web/dist/index.html: $(WEB_STAMP) $(WEB_SOURCES)
 	cd web && npm run build
 
-migrate: $(VENV_STAMP) ## Apply database migrations (DATABASE_URL, default SQLite under var/)
+migrate: $(VENV_STAMP) ## Apply database migrations (DATABASE_URL, default SQLite under var/), then convert old exports
 	$(WITH_DOTENV) .venv/bin/perilscope db upgrade
+	$(WITH_DOTENV) .venv/bin/perilscope exports convert
 
 data: migrate ## Load the reference data from PERILSCOPE_DATA_DIR (skips datasets already loaded)
 	$(WITH_DOTENV) .venv/bin/perilscope data load --if-changed

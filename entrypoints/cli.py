@@ -14,6 +14,7 @@ from application.errors import ApplicationError
 from application.mfa import change_notice
 from domain.accounts import Role, User
 from entrypoints.container import Container, build_container
+from entrypoints.export_commands import exports
 
 
 def _container() -> Container:
@@ -249,6 +250,9 @@ def outbox(limit: int) -> None:
         click.echo("the outbox is empty")
     for row in rows:
         click.echo(f"--- #{row.id} {row.created_at:%Y-%m-%d %H:%M:%S} to {row.to_address}\nSubject: {row.subject}\n\n{row.body}")
+
+
+main.add_command(exports)
 
 
 if __name__ == "__main__":

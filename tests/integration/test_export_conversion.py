@@ -1,0 +1,279 @@
+"""`perilscope exports convert` (adapters/results/legacy_exports.py): an export made before issue
+#27, its detailed records written as today's domain/detailed_export.input_record + answer_record
+make them and its SPEC CSV as domain/export.py writes it, becomes a dataset whose rows read back
+equal to the dataset the new chunk writer makes of the same answers; its old files are gone and
+its owner's storage counts the new ones; a second run changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import insert, select
+
+from adapters.db.account_tables import UserRow
+from adapters.db.batch_tables import ExportFileRow
+from adapters.db.engine import create_engine, create_session_factory
+from adapters.db.writer import SqlWriter
+from adapters.files.local import LocalFileStore
+from adapters.results.dataset import ExportDataset
+from adapters.results.legacy_exports import LegacyExportConverter, facts_of_record, score_rows_of_record
+from application.ports.results import read_manifest
+from domain.detailed_export import answer_record, input_record, user_column_names
+from domain.export import export_header, result_rows, rows_csv, safe_cell
+from domain.row_facts import ANSWER_FACT_FIELDS
+from entrypoints.migrate import upgrade_to_head
+from tests.support.result_dataset import Row, answers, batch_rows, write_dataset
+
+USER_COLUMNS = ["policy", "=TIV"]  # a header a spreadsheet would run: neutralised in the old records
+
+
+class World:
+    """A migrated SQLite database (a copy of `template`) and a local file store."""
+
+    def __init__(self, directory: Path, template: Path) -> None:
+        shutil.copyfile(template, directory / "convert.db")
+        self.url = f"sqlite+aiosqlite:///{directory / 'convert.db'}"
+        self.engine = create_engine(self.url)
+        self.sessions = create_session_factory(self.engine)
+        self.writer = SqlWriter(self.sessions)
+        self.files = LocalFileStore(directory / "files")
+        self.root = directory / "files"
+
+    def converter(self, chunk_rows: int = 3) -> LegacyExportConverter:
+        return LegacyExportConverter(self.sessions, self.writer, self.files, chunk_rows=chunk_rows)
+
+    async def user(self) -> str:
+        user_id = str(uuid.uuid4())
+        await self.writer.execute(insert(UserRow).values(id=user_id, email=f"{user_id}@example.com",
+                                                         created_at=datetime.now(UTC)))
+        return user_id
+
+    async def write(self, key: str, content: bytes) -> None:
+        async with self.files.open_writer(key) as writer:
+            await writer.write(content)
+
+    async def row(self, export_id: str) -> Any:  # noqa: ANN401
+        async with self.sessions() as session:
+            return (await session.execute(
+                select(ExportFileRow.csv_key, ExportFileRow.detail_key, ExportFileRow.summary_key,
+                       ExportFileRow.rows_index_key, ExportFileRow.manifest_key, ExportFileRow.size_bytes,
+                       ExportFileRow.content, ExportFileRow.detail, ExportFileRow.detail_columns)
+                .where(ExportFileRow.id == export_id))).one()
+
+    def stored(self) -> dict[str, tuple[int, int]]:
+        """Every file of the store: its size and when it was written."""
+        return {str(path.relative_to(self.root)): (path.stat().st_size, path.stat().st_mtime_ns)
+                for path in self.root.rglob("*") if path.is_file() and not path.name.startswith(".")}
+
+
+def old_export_texts(rows: Sequence[Row], user_columns: Sequence[str]) -> tuple[str, str]:
+    """The SPEC CSV and the detailed JSON Lines of these rows, as the batch wrote them before #27."""
+    csv_text = export_header() + "".join(rows_csv(result_rows(result)) for _, _, result in rows)
+    records = "".join(
+        msgspec.json.encode(input_record(line, list(zip(user_columns, values))) | answer_record(result)).decode() + "\n"
+        for line, values, result in rows)
+    return csv_text, records
+
+
+async def add_old_export(world: World, user_id: str, rows: Sequence[Row], in_files: bool = True) -> str:
+    export_id = str(uuid.uuid4())
+    csv_text, records = old_export_texts(rows, USER_COLUMNS)
+    values: dict[str, Any] = dict(
+        id=export_id, user_id=user_id, name=f"batch_{export_id[:8]}.csv", source="computed",
+        exported_at=datetime.now(UTC), detail_columns=json.dumps(user_column_names(USER_COLUMNS)))
+    if in_files:
+        stem = f"exports/{user_id}/{export_id}"
+        keys = dict(csv_key=f"{stem}.csv", detail_key=f"{stem}.jsonl", summary_key=f"{stem}.summary",
+                    rows_index_key=f"{stem}.rows")
+        contents = (csv_text.encode(), records.encode(), b"\x81tally", b"index")
+        for key, content in zip(keys.values(), contents):
+            await world.write(key, content)
+        values |= keys | {"size_bytes": sum(len(content) for content in contents)}
+    else:  # as migration 0016 left an export of before export files
+        values |= {"content": csv_text, "detail": records, "size_bytes": 0}
+    await world.writer.execute(insert(ExportFileRow).values(**values))
+    return export_id
+
+
+def _plain(value: Any) -> Any:  # noqa: ANN401
+    """A value as every spreadsheet format shows it: the old records kept text neutralised, the
+    dataset keeps it as it came; the two agree once neutralised."""
+    if isinstance(value, str):
+        return safe_cell(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+def _spec_occupants(facts: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The occupants as SPEC §3's CSV shows them: all the old export kept of them."""
+    return [(o["name"] or "NA", o["vicinity"] or "NA", ",".join(o["types"] or []) or "NA",
+             o["lat"] if o["lat"] is not None else facts["lat"], o["lng"] if o["lng"] is not None else facts["lng"],
+             o["business_status"] or "NA", o["naics_code"] or "N/A") for o in facts["occupants"]]
+
+
+def read_back(dataset: ExportDataset) -> tuple[list[tuple], list[dict[str, Any]], list[tuple]]:
+    """The dataset's detailed rows, its facts rows (occupants as the CSV shows them) and its scores."""
+    with dataset.cursor() as cursor:
+        detailed = cursor.execute("SELECT * FROM detailed").fetchall()
+        relation = cursor.execute("SELECT * FROM facts ORDER BY row")
+        names = [column[0] for column in relation.description]
+        facts = [dict(zip(names, row)) for row in relation.fetchall()]
+        scores = cursor.execute("SELECT * FROM scores ORDER BY level, geoid, nri_version").fetchall()
+    for row in facts:
+        row["occupants"] = _spec_occupants(row)
+    return _plain(detailed), _plain(facts), _plain(scores)
+
+
+async def assert_converted_equals_direct(world: World, user_id: str, export_id: str, rows: Sequence[Row]) -> None:
+    row = await world.row(export_id)
+    assert row.manifest_key == f"exports/{user_id}/{export_id}.manifest.json"
+    assert (row.csv_key, row.detail_key, row.summary_key, row.rows_index_key, row.content, row.detail) == (None,) * 6
+    manifest = await read_manifest(world.files, row.manifest_key)
+    assert manifest.user_columns == USER_COLUMNS and manifest.rows == len(rows)
+    assert json.loads(row.detail_columns) == USER_COLUMNS  # as uploaded, as a new export's
+    assert [chunk.first_row for chunk in manifest.chunks] == list(range(0, max(len(rows), 1), 3))
+    # The owner's storage counts what is stored now.
+    assert row.size_bytes == sum([await world.files.size(key) for key in (row.manifest_key, *manifest.keys)])
+    assert {key for key in world.stored() if key.startswith(f"exports/{user_id}/")} == {row.manifest_key, *manifest.keys}
+    direct = await write_dataset(world.files, USER_COLUMNS, rows, chunk_rows=7, user_id=user_id,
+                                 export_id=f"direct{export_id}", job_id=f"direct{export_id}")
+    converted_back = read_back(await ExportDataset.open(world.files, manifest))
+    direct_back = read_back(await ExportDataset.open(world.files, direct.manifest))
+    assert converted_back[0] == direct_back[0], "the detailed rows differ"
+    assert converted_back[1] == direct_back[1], "the facts differ"
+    assert converted_back[2] == direct_back[2], "the scores differ"
+
+
+def run(coroutine):  # noqa: ANN001, ANN201
+    return asyncio.run(coroutine)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database migrated once, copied by each test (and each example)."""
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    upgrade_to_head(f"sqlite+aiosqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=batch_rows(user_columns=len(USER_COLUMNS), max_size=8), in_files=st.booleans())
+def test_an_old_export_converts_to_a_dataset_whose_rows_read_back_equal(scratch: Path, template: Path,
+                                                                         rows: list[Row], in_files: bool) -> None:
+    async def scenario(world: World) -> None:
+        try:
+            user_id = await world.user()
+            export_id = await add_old_export(world, user_id, rows, in_files=in_files)
+            old_keys = [key for key in world.stored() if key.startswith("exports/")]
+
+            report = await world.converter().convert_all()
+
+            assert (report.converted, report.rows, report.occupants_not_matched) == (1, len(rows), 0)
+            for key in old_keys:
+                assert not await world.files.exists(key), f"{key} is still stored"
+            before = (world.stored(), await world.row(export_id))
+            again = await world.converter().convert_all()
+            assert (again.converted, again.csv_moved) == (0, 0)
+            assert (world.stored(), await world.row(export_id)) == before, "a second run changed something"
+            await assert_converted_equals_direct(world, user_id, export_id, rows)
+        finally:
+            await world.engine.dispose()
+
+    with tempfile.TemporaryDirectory(dir=scratch) as directory:
+        run(scenario(World(Path(directory), template)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(answer=answers())
+def test_a_record_gives_back_every_fact_and_score_row_of_its_answer(answer) -> None:  # noqa: ANN001
+    from domain.row_facts import answer_facts, score_rows
+
+    record = json.loads(msgspec.json.encode(input_record(2, []) | answer_record(answer)))
+    from adapters.results.legacy_exports import unneutralised
+
+    facts = facts_of_record(unneutralised(record), answer_facts(answer)["occupants"])
+    assert tuple(facts) == ANSWER_FACT_FIELDS
+    assert _plain(facts) == _plain(answer_facts(answer))
+    assert _plain(score_rows_of_record(unneutralised(record))) == _plain(score_rows(answer))
+
+
+def test_exports_a_client_sent_are_left_and_a_csv_kept_in_the_database_moves_to_a_file(scratch: Path,
+                                                                                         template: Path) -> None:
+    world = World(scratch, template)
+
+    async def scenario() -> None:
+        try:
+            user_id = await world.user()
+            client_id, old_csv_id = str(uuid.uuid4()), str(uuid.uuid4())
+            client_key = f"exports/{user_id}/{client_id}.csv"
+            await world.write(client_key, b"address,name\r\n1 Main St,NA\r\n")
+            now = datetime.now(UTC)
+            await world.writer.execute(insert(ExportFileRow).values(
+                id=client_id, user_id=user_id, name="client.csv", source="client", csv_key=client_key, size_bytes=29,
+                exported_at=now))
+            await world.writer.execute(insert(ExportFileRow).values(
+                id=old_csv_id, user_id=user_id, name="old.csv", source="computed", content="address\r\n2 Elm St\r\n",
+                size_bytes=0, exported_at=now))
+            client_before = await world.row(client_id)
+
+            report = await world.converter().convert_all()
+
+            assert (report.converted, report.csv_moved) == (0, 1)
+            assert await world.row(client_id) == client_before
+            moved = await world.row(old_csv_id)
+            assert moved.content is None and moved.manifest_key is None and moved.size_bytes == 19
+            assert b"".join([piece async for piece in world.files.read(moved.csv_key)]) == b"address\r\n2 Elm St\r\n"
+            again = await world.converter().convert_all()
+            assert (again.converted, again.csv_moved) == (0, 0)
+        finally:
+            await world.engine.dispose()
+
+    run(scenario())
+
+
+def test_the_command_converts_and_says_so_then_finds_nothing(scratch: Path, template: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from entrypoints.cli import main
+
+    world = World(scratch, template)
+    monkeypatch.setenv("DATABASE_URL", world.url)
+    monkeypatch.setenv("PERILSCOPE_ENV", "test")
+    monkeypatch.setenv("PERILSCOPE_FILES_DIR", str(world.root))
+    monkeypatch.setenv("PERILSCOPE_VAR_DIR", str(scratch / "var"))
+    from hypothesis import find
+
+    rows = find(batch_rows(user_columns=len(USER_COLUMNS), max_size=6), lambda drawn: len(drawn) >= 5)
+
+    async def arrange() -> None:
+        try:
+            await add_old_export(world, await world.user(), rows)
+        finally:
+            await world.engine.dispose()
+
+    run(arrange())
+    first = CliRunner().invoke(main, ["exports", "convert"])
+    assert first.exit_code == 0, first.output
+    assert f"converted 1 export(s), {len(rows)} rows" in first.output
+    second = CliRunner().invoke(main, ["exports", "convert"])
+    assert second.exit_code == 0 and "no export to convert" in second.output
