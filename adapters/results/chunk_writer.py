@@ -12,13 +12,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import pyarrow as pa
+import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from adapters.results.schema import COMPRESSION, FACTS_SUFFIX, SCORES_SCHEMA, SCORES_SUFFIX, facts_schema
 from application.ports.files import FileStore
 from domain.lookup_result import LookupResult
-from domain.row_facts import answer_facts, input_name, score_key, score_rows
+from domain.row_facts import ANSWER_FACT_FIELDS, answer_facts, input_name, score_key, score_rows
 
 # Rows per Parquet row group: a viewer page or a chunk's slice reads one group, not the file.
 ROW_GROUP_ROWS = 16_384
@@ -43,55 +45,75 @@ def chunk_keys(stem: str) -> tuple[str, str]:
 
 
 class ChunkTable:
-    """The facts and score rows of one chunk, as they are answered, kept as columns (one list a
-    column; no dict a row). `add` takes an answer; `add_facts` the answer's facts as a batch keeps
-    them for an address repeated in the upload (domain/row_facts.answer_facts and score_rows)."""
+    """The facts and score rows of one chunk, as they are answered. `add` takes an answer;
+    `add_facts` the answer's facts as a batch keeps them for an address repeated in the upload
+    (domain/row_facts.answer_facts and score_rows).
+
+    Rows are kept as JSON lines (msgspec; an answer's facts encoded once however many rows repeat
+    it) and made into a typed table by Arrow's JSON reader against the schema: building Arrow
+    arrays from Python lists would import pandas, 60 MB the embedded server otherwise never loads."""
 
     def __init__(self, user_columns: Sequence[str] | int) -> None:
         self.user_columns = user_columns if isinstance(user_columns, int) else len(user_columns)
         self._schema = facts_schema(self.user_columns)
         self._inputs = tuple(input_name(i) for i in range(self.user_columns))
-        self._answer_names = tuple(name for name in self._schema.names[1 + self.user_columns:])
-        self._columns: dict[str, list[Any]] = {name: [] for name in self._schema.names}
+        self._lines = bytearray()
+        self._rows = 0
         self._scores: dict[tuple[str, str | None, str | None], Mapping[str, Any]] = {}
+        # The last answers' facts as JSON, by identity (the facts object kept, so its id stays its own).
+        self._encoded: dict[int, tuple[Mapping[str, Any], bytes]] = {}
 
     @property
     def rows(self) -> int:
-        return len(self._columns["row"])
+        return self._rows
 
     @property
     def score_count(self) -> int:
         return len(self._scores)
 
     def add(self, line: int, user_values: Iterable[str | None | tuple[str, str | None]], result: LookupResult) -> None:
-        self.add_facts(line, user_values, answer_facts(result), score_rows(result))
+        self.add_facts(line, user_values, answer_facts(result), score_rows(result, self._scores))
 
     def add_facts(self, line: int, user_values: Iterable[str | None | tuple[str, str | None]],
                   facts: Mapping[str, Any], scores: Iterable[Mapping[str, Any]] = ()) -> None:
         """A row from its answer's facts (`answer_facts`) and score rows (`score_rows`). The user's
         values beyond the upload's columns are dropped; missing ones are null."""
-        columns = self._columns
-        columns["row"].append(line)
-        values = [value[1] if isinstance(value, tuple) else value for value in user_values]
-        for index, name in enumerate(self._inputs):
-            columns[name].append(values[index] if index < len(values) else None)
-        for name in self._answer_names:
-            columns[name].append(facts.get(name))
+        own: dict[str, Any] = {"row": line}
+        inputs = self._inputs
+        for index, value in enumerate(user_values):
+            if index >= len(inputs):
+                break
+            own[inputs[index]] = value[1] if isinstance(value, tuple) else value
+        self._lines += _encode(own)[:-1]
+        self._lines += b","
+        self._lines += self._answer_json(facts)[1:]
+        self._lines += b"\n"
+        self._rows += 1
         for row in scores:
             self._scores.setdefault(score_key(row), row)  # type: ignore[arg-type]
 
+    def _answer_json(self, facts: Mapping[str, Any]) -> bytes:
+        known = self._encoded.get(id(facts))
+        if known is not None and known[0] is facts:
+            return known[1]
+        answer = facts if len(facts) == len(ANSWER_FACT_FIELDS) else {name: facts.get(name) for name in ANSWER_FACT_FIELDS}
+        encoded = _encode(answer)
+        if len(self._encoded) >= ENCODED_ANSWERS:
+            self._encoded.clear()
+        self._encoded[id(facts)] = (facts, encoded)
+        return encoded
+
     def add_row(self, facts_row: Mapping[str, Any], scores: Iterable[Mapping[str, Any]] = ()) -> None:
         """A whole facts row (domain/row_facts.facts_of) and its score rows."""
-        values = [facts_row.get(name) for name in self._inputs]
-        self.add_facts(facts_row["row"], values, facts_row, scores)
+        self.add_facts(facts_row["row"], [facts_row.get(name) for name in self._inputs], facts_row, scores)
 
     def facts_table(self) -> pa.Table:
-        return pa.Table.from_pydict(self._columns, schema=self._schema)
+        return _read_json(bytes(self._lines), self._schema)
 
     def scores_table(self) -> pa.Table:
         names = SCORES_SCHEMA.names
-        rows = list(self._scores.values())
-        return pa.Table.from_pydict({name: [row.get(name) for row in rows] for name in names}, schema=SCORES_SCHEMA)
+        lines = b"".join(_encode({name: row.get(name) for name in names}) + b"\n" for row in self._scores.values())
+        return _read_json(lines, SCORES_SCHEMA)
 
     def encoded(self) -> tuple[bytes, bytes]:
         """The facts file's bytes and the scores file's (CPU work: run it off the event loop)."""
@@ -103,6 +125,20 @@ class ChunkTable:
         await write_bytes(files, facts_key, facts)
         await write_bytes(files, scores_key, scores)
         return WrittenChunk(facts_key, scores_key, self.rows, len(facts), len(scores))
+
+
+ENCODED_ANSWERS = 4096
+_encode = msgspec.json.Encoder().encode
+
+
+def _read_json(lines: bytes, schema: pa.Schema) -> pa.Table:
+    if not lines:
+        return schema.empty_table()
+    # Blocks as large as the rows, so that no row is ever cut (one answer's facts fit in far less).
+    options = pa_json.ReadOptions(use_threads=False, block_size=max(1 << 20, min(len(lines), 1 << 30)))
+    parse = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
+    table = pa_json.read_json(io.BytesIO(lines), read_options=options, parse_options=parse)
+    return table.select(schema.names).cast(schema)
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
