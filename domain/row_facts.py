@@ -11,12 +11,11 @@ as they came: neutralising formulas belongs to the spreadsheet formats."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Container, Iterable, Mapping
 from typing import Any
 
 from domain.answer_record import ratings_of
-from domain.detailed_export import ANSWERED, NOT_LOCATED, ZIP_LEVEL, _hazard_fields, _score_fields
+from domain.detailed_export import _hazard_fields, _own_fields, _score_fields
 from domain.lookup_result import LookupResult, address_text
 from domain.nri_release import TRACT_SCORES_NOTE
 from domain.occupancy import UNKNOWN
@@ -60,64 +59,29 @@ def facts_of(line: int, user_values: Iterable[str | None | tuple[str, str | None
 
 def answer_facts(result: LookupResult) -> dict[str, Any]:
     """The facts of an answer, the same for every row with the same address (a batch keeps them
-    for its repeats)."""
-    location, building, provenance, tract = result.location, result.building, result.provenance, result.tract_perils
-    point = location.point
-    if result.address is None or not location.located:
-        status = NOT_LOCATED
-    elif not result.address.street_read:
-        status = ZIP_LEVEL
-    else:
-        status = ANSWERED
-    naics = Counter(o.naics_code for o in result.occupants if o.naics_code)
-    return {
-        "status": status,
-        "message": " ".join(location.notes),
-        "address": address_text(result),
-        "normalized_address": result.address.one_line if result.address else "",
-        "match_level": point.match_level if point else "none",
-        "lat": point.lat if point else None,
-        "lng": point.lng if point else None,
-        "county_fips": location.county_fips,
-        "county_name": location.county_name,
-        "county_state": location.state,
-        "county_method": location.method,
-        "county_confidence": location.confidence,
+    for its repeats): the detailed export's own columns (domain/detailed_export), typed, and the
+    parts its record and the SPEC CSV make of the answer."""
+    location, provenance, tract = result.location, result.provenance, result.tract_perils
+    facts = _own_fields(result) | {
         "low_confidence": location.low_confidence,
+        "address": address_text(result),
         "alternatives": [
             {"county_fips": a.county_fips, "county_name": a.county_name, "state": a.state, "share": a.share,
              "total_score": a.total_score, "risk_rating": a.risk_rating}
             for a in location.alternatives
         ],
-        # As the detailed export words it (Python's formatting of the share and the score).
-        "alternative_counties": "; ".join(
-            f"{a.county_fips} {a.county_name or ''} ({a.share:.0%}, {_score_words(a.total_score)})"
-            for a in location.alternatives
-        ),
         "location_notes": list(location.notes),
         "locator": location.locator,
-        "tract_geoid": location.tract_geoid,
-        "nri_version": provenance.nri_version,
         "tract_county_fips": tract.county_fips if tract else None,
         "tract_nri_version": tract.nri_version if tract else None,
         "tract_from": tract.tract_from if tract else None,
         "tract_notes": list(tract.notes) if tract else None,
         "tract_note": " ".join(tract.notes) if tract else None,
-        "property_name": building.property_name if building else None,
-        "year_built": building.year_built if building else None,
-        "property_type": building.property_type if building else None,
-        "floors": building.floors if building else None,
-        "gross_floor_area_sqft": building.gfa_total if building else None,
-        "parking_area_sqft": building.gfa_parking if building else None,
-        "largest_use": building.largest_use if building else None,
-        "occupant_count": result.occupant_count,
         "occupants": [
             {"name": o.name, "vicinity": o.vicinity, "types": list(o.types), "lat": o.lat, "lng": o.lng,
              "business_status": o.business_status, "naics_code": o.naics_code}
             for o in result.occupants
         ],
-        "naics_codes": " ".join(code for code, _ in naics.most_common()),
-        "data_as_of": "; ".join(f"{d.dataset} {d.as_of}" for d in provenance.datasets if d.as_of),
         "geocoder": provenance.geocoder,
         "places": provenance.places,
         "perils": provenance.perils,
@@ -130,6 +94,7 @@ def answer_facts(result: LookupResult) -> dict[str, Any]:
         "scored": result.perils is not None,
         "tract_scored": tract is not None,
     }
+    return {name: facts[name] for name in ANSWER_FACT_FIELDS}
 
 
 def score_rows(result: LookupResult, known: Container[tuple[str, str | None, str | None]] = ()) -> list[dict[str, Any]]:
@@ -151,7 +116,26 @@ def score_rows(result: LookupResult, known: Container[tuple[str, str | None, str
     return rows
 
 
+# The score rows made last, by key, with the scores they were made of: the rows of one county
+# share its scores object (the reference index's), so a batch makes each county's row once.
+_MADE: dict[tuple[str, str | None, str | None], tuple[PerilScores, dict[str, Any]]] = {}
+_MADE_AT_MOST = 8192
+
+
 def score_row(level: str, geoid: str | None, nri_version: str | None, scores: PerilScores) -> dict[str, Any]:
+    """The scores as a row keyed by (level, geoid, nri_version). Shared: do not change it."""
+    key = (level, geoid, nri_version)
+    made = _MADE.get(key)
+    if made is not None and made[0] is scores:
+        return made[1]
+    row = _score_row(level, geoid, nri_version, scores)
+    if len(_MADE) >= _MADE_AT_MOST:
+        _MADE.clear()
+    _MADE[key] = (scores, row)
+    return row
+
+
+def _score_row(level: str, geoid: str | None, nri_version: str | None, scores: PerilScores) -> dict[str, Any]:
     row: dict[str, Any] = {
         "level": level,
         "geoid": geoid,
@@ -178,10 +162,6 @@ def scores_of(row: Mapping[str, Any]) -> PerilScores:
     scores = {h.code: row.get(f"{h.code}_Score") for h in HAZARDS if row.get(f"{h.code}_Score") is not None}
     ratings = {h.code: row.get(f"{h.code}_Rating") for h in HAZARDS if row.get(f"{h.code}_Rating") is not None}
     return PerilScores(scores=scores, ratings=ratings, total=row.get("Total_Score"), total_rating=row.get("risk_rating"))
-
-
-def _score_words(value: float | None) -> str:
-    return "score unknown" if value is None else f"score {value:g}"
 
 
 # --- the answer's records made again from its facts (what the downloads write) -----------------

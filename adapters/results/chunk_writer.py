@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -19,24 +18,13 @@ import pyarrow.parquet as pq
 
 from adapters.results.schema import COMPRESSION, FACTS_SUFFIX, SCORES_SCHEMA, SCORES_SUFFIX, facts_schema
 from application.ports.files import FileStore
+from application.ports.results import WrittenChunk
 from domain.lookup_result import LookupResult
 from domain.row_facts import ANSWER_FACT_FIELDS, answer_facts, input_name, score_key, score_rows
 
 # Rows per Parquet row group: a viewer page or a chunk's slice reads one group, not the file.
 ROW_GROUP_ROWS = 16_384
-
-
-@dataclass(frozen=True, slots=True)
-class WrittenChunk:
-    facts_key: str
-    scores_key: str
-    rows: int
-    facts_bytes: int
-    scores_bytes: int
-
-    @property
-    def size_bytes(self) -> int:
-        return self.facts_bytes + self.scores_bytes
+__all__ = ["ChunkTable", "ParquetChunkWriter", "WrittenChunk", "chunk_keys", "parquet_bytes", "write_bytes"]
 
 
 def chunk_keys(stem: str) -> tuple[str, str]:

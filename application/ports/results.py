@@ -9,6 +9,7 @@ An export is its chunks' files and a manifest (`ExportManifest`, msgspec JSON at
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
@@ -70,7 +71,10 @@ async def write_manifest(files: FileStore, key: str, manifest: ExportManifest) -
     return len(content)
 
 
-class WrittenChunkFiles(Protocol):
+@dataclass(frozen=True, slots=True)
+class WrittenChunk:
+    """A chunk's two files as written: their keys, its rows and their stored sizes."""
+
     facts_key: str
     scores_key: str
     rows: int
@@ -78,7 +82,8 @@ class WrittenChunkFiles(Protocol):
     scores_bytes: int
 
     @property
-    def size_bytes(self) -> int: ...
+    def size_bytes(self) -> int:
+        return self.facts_bytes + self.scores_bytes
 
 
 class ChunkRows(Protocol):
@@ -97,7 +102,7 @@ class ChunkRows(Protocol):
         score_rows), as a batch keeps them for an address repeated in its upload."""
         ...
 
-    async def write(self, files: FileStore, facts_key: str, scores_key: str) -> WrittenChunkFiles:
+    async def write(self, files: FileStore, facts_key: str, scores_key: str) -> WrittenChunk:
         """Both files, each committed whole or not at all."""
         ...
 

@@ -10,19 +10,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.files.local import LocalFileStore
-from adapters.files.s3 import S3FileStore, s3_client
 from adapters.results.chunk_writer import ChunkTable, chunk_keys
 from adapters.results.dataset import ExportDataset, ParquetCache, connection, detailed_select
 from adapters.results.schema import SCORES_SCHEMA, facts_schema
@@ -33,47 +30,12 @@ from domain.detailed_export import ANSWER_COLUMN_NAMES, _answer_record, answer_f
 from domain.export import result_rows
 from domain.lookup_result import not_located
 from domain.row_facts import answer_record_of, spec_rows_of
-from tests.processes import free_port, stop, wait_until
+from tests.integration.test_file_stores import s3_credentials, s3_endpoint, store
 from tests.support.result_dataset import batch_rows, county_scores, sample_answer, write_dataset
 
-MOTO_SERVER = Path(sys.executable).parent / "moto_server"
-BUCKET = "perilscope-results"
+# The local store and S3 against moto's server: the FileStore contract's own fixtures.
 pytestmark = pytest.mark.xdist_group("s3_server")
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("moto") / "moto.log"
-    with log.open("wb") as log_file:
-        server = subprocess.Popen([MOTO_SERVER, "-H", "127.0.0.1", "-p", str(port)], stdout=log_file, stderr=log_file)
-    endpoint = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(lambda: httpx.get(endpoint, timeout=1).status_code < 500, server, log, "moto_server")
-        yield endpoint
-    finally:
-        stop(server)
-
-
-@pytest.fixture(scope="module")
-def s3_credentials() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("AWS_ACCESS_KEY_ID", "test-key")
-        patch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
-        patch.delenv("AWS_PROFILE", raising=False)
-        yield
-
-
-@pytest.fixture(params=["local", "s3"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> FileStore:
-    if request.param == "local":
-        return LocalFileStore(tmp_path / "files")
-    endpoint = request.getfixturevalue("s3_endpoint")
-    request.getfixturevalue("s3_credentials")
-    client = s3_client(endpoint, "us-east-1")
-    bucket = f"{BUCKET}-{uuid.uuid4().hex[:8]}"
-    client.create_bucket(Bucket=bucket)
-    return S3FileStore(client, bucket)
+__all__ = ["s3_credentials", "s3_endpoint", "store"]
 
 
 @pytest.fixture
@@ -157,10 +119,8 @@ def test_any_chunking_of_the_rows_gives_the_dataset_of_one_chunk(rows: list, siz
 
 async def test_a_row_keeps_the_release_it_was_scored_with(tmp_path: Path) -> None:
     """Two releases of the same county in one export: each row joins its own release's scores."""
-    old, new = sample_answer(), sample_answer()
-    new = type(new)(**{**{f: getattr(new, f) for f in new.__slots__}, "perils": county_scores("53033", "1.21.0"),
-                      "provenance": type(new.provenance)(**{**{f: getattr(new.provenance, f) for f in new.provenance.__slots__},
-                                                             "nri_version": "1.21.0"})})
+    old = sample_answer()
+    new = replace(old, perils=county_scores("53033", "1.21.0"), provenance=replace(old.provenance, nri_version="1.21.0"))
     files = LocalFileStore(tmp_path)
     written = await write_dataset(files, [], [(2, [], old), (3, [], new)], chunk_rows=1)
     detailed = _rows(await ExportDataset.open(files, written.manifest), "SELECT * FROM detailed")
@@ -249,3 +209,26 @@ async def test_a_chunk_of_repeated_answers_stores_few_bytes_a_row(tmp_path: Path
     rows = [(line, [f"{line * 1000}", "Main office"], sample_answer()) for line in range(2, 5002)]
     written = await write_dataset(LocalFileStore(tmp_path), ["TIV", "Name"], rows)
     assert written.size_bytes / len(rows) < 100
+
+
+def test_writing_and_reading_a_dataset_never_imports_pandas(tmp_path: Path) -> None:
+    """pyarrow imports pandas to build arrays from Python lists, ~60 MB in every worker that
+    writes a chunk: the writer must not, nor a query of the dataset."""
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from adapters.files.local import LocalFileStore\n"
+        "from adapters.results.dataset import ExportDataset\n"
+        "from tests.support.result_dataset import sample_answer, write_dataset\n"
+        "async def main():\n"
+        f"    files = LocalFileStore(Path({str(tmp_path)!r}))\n"
+        "    written = await write_dataset(files, ['TIV'], [(2, ['1'], sample_answer()), (3, [None], sample_answer())])\n"
+        "    dataset = await ExportDataset.open(files, written.manifest)\n"
+        "    assert dataset.query('SELECT count(*) FROM detailed') == [(2,)]\n"
+        "asyncio.run(main())\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -20,8 +20,10 @@ from domain.lookup_result import (
 )
 from domain.occupancy import Building, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
 from domain.perils import HAZARDS, PerilScores
+from tests.fakes import sample_answer
 
 Row = tuple[int, Sequence[str | None], LookupResult]
+__all__ = ["Row", "WrittenDataset", "answers", "batch_rows", "county_scores", "sample_answer", "write_dataset"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,15 +163,3 @@ def batch_rows(user_columns: int = 2, max_size: int = 20) -> st.SearchStrategy[l
     return st.lists(st.tuples(st.lists(user_value, min_size=user_columns, max_size=user_columns), answers()),
                     max_size=max_size).map(lambda drawn: [(index + 2, values, result) for index, (values, result) in enumerate(drawn)])
 
-
-def sample_answer(search_id: str = "s1") -> LookupResult:
-    """One answered row: 701 5th Ave, Seattle, in King County, one occupant, a county scored."""
-    address = ParsedAddress("701 5th Ave", "Seattle", "WA", "98104", None, BuildingKey("701 5TH AVE", "98104"))
-    return LookupResult(
-        search_id=search_id, query="701 5th Ave, Seattle, WA 98104", address=address,
-        location=Location("zip", "53033", "King", "WA", 1.0, False, point=GeoPoint(47.6045, -122.3305, "building")),
-        perils=PerilScores(scores={"ERQK": 99.2}, ratings={"ERQK": "Very High"}, total=99.1, total_rating="Very High"),
-        building=None,
-        provenance=Provenance("1.20.0", "embedded", "registry", "NRI", None, "2026-11-23T10:00:00+00:00"),
-        occupants=(Occupant(name="Columbia Center Tenant", vicinity="701 5th Ave", naics_code="531120"),),
-    )
