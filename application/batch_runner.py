@@ -9,14 +9,17 @@ export assembled once when the last chunk has ended.
   so a lost or duplicated task costs nothing and a small job is served between a big job's chunks.
 - A worker holds a chunk by a lease it renews while it works; a worker that dies (kill -9) stops
   renewing, and the sweeper, run periodically in every worker and server, queues the chunk again.
-- A chunk's result is written as files of its own claim (application/result_files.py); the chunk's
-  row then records them, with the job's progress, only while the claimant still holds the chunk,
-  so no row is counted or exported twice and progress never goes backwards. A claimant that lost
-  its lease deletes its files: a stale claimant's result never reaches the export.
+- A chunk's result is written as files of its own claim (application/result_files.py: the facts
+  of its rows and the scores they used, as Parquet); the chunk's row then records them, with the
+  job's progress, only while the claimant still holds the chunk, so no row is counted or exported
+  twice. A claimant that lost its lease deletes its files: a stale claimant's result never reaches
+  the export.
+- Progress moves within a chunk: the heartbeat records the rows answered so far (a chunk's count
+  only rises, across its claims, so progress never goes backwards).
 - A chunk that keeps failing is given up after `max_attempts` claims: its rows are written as
   failed, with the reason, and the job finishes with the others.
-- When every chunk has ended, one process takes the job's finishing turn and writes the one export,
-  streamed from the chunks' files; once it is stored, the chunks' files are deleted."""
+- When every chunk has ended, one process takes the job's finishing turn and stores the one
+  export: a manifest of the chunks' files, which are the export's from then on (nothing copied)."""
 
 from __future__ import annotations
 
@@ -24,10 +27,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from application.batch_files import chunk_input_key, chunk_text, stored_rows, write_text
 from application.batch_limits import storage_full_message
@@ -46,10 +49,13 @@ from application.ports.chunks import (
 from application.ports.clock import Clock
 from application.ports.files import FileStore
 from application.ports.metrics import Metrics, NoMetrics
+from application.ports.results import ChunkResultWriter
 from application.result_files import delete_files, write_chunk
 from application.time_slices import TimeSlices
 from domain.batch_input import UNCAPPED, AddressRow, UploadError
 from domain.chunks import ChunkInput, ChunkSplitter, rows_of
+
+T = TypeVar("T")
 
 log = logging.getLogger("perilscope.batch")
 ENDED = ("done", "failed")
@@ -71,6 +77,8 @@ class ChunkPolicy:
     lease_seconds: float = 30.0
     # A queued chunk whose task was sent this long ago, while nothing runs, gets a new task.
     stale_seconds: float = 30.0
+    # How often a running chunk records the rows it has answered (the job's progress), at most.
+    progress_seconds: float = 1.0
 
     @property
     def heartbeat_seconds(self) -> float:
@@ -100,13 +108,29 @@ class ChunkAnswers(Protocol):
     async def give_back(self, job: BatchJob) -> None: ...
 
 
+class Counted(Generic[T]):
+    """An iterable's items, counted as they are taken: a row is counted answered when the next is
+    asked for (or the rows end)."""
+
+    def __init__(self, items: Iterable[T]) -> None:
+        self._items = items
+        self.count = 0
+
+    def __iter__(self) -> Iterator[T]:
+        for item in self._items:
+            yield item
+            self.count += 1
+
+
 class ChunkRunner:
-    def __init__(self, store: BatchStore, chunks: ChunkStore, files: FileStore, clock: Clock,
-                 queue: Callable[[], JobQueue], policy: ChunkPolicy, worker_id: str, answers: ChunkAnswers,
-                 slice_seconds: float, metrics: Metrics | None = None, storage_limit: int | None = None) -> None:
+    def __init__(self, store: BatchStore, chunks: ChunkStore, files: FileStore, writer: ChunkResultWriter,
+                 clock: Clock, queue: Callable[[], JobQueue], policy: ChunkPolicy, worker_id: str,
+                 answers: ChunkAnswers, slice_seconds: float, metrics: Metrics | None = None,
+                 storage_limit: int | None = None) -> None:
         self._store = store
         self._chunks = chunks
         self._files = files
+        self._writer = writer
         self._clock = clock
         self._queue = queue
         self._policy = policy
@@ -236,11 +260,14 @@ class ChunkRunner:
                 "worker": self._owner,
             })
 
+        rows: Counted[AddressRow] = Counted(())
         try:
-            async with self._holding(lambda until: self._chunks.renew(chunk, until)):
-                rows = rows_of(await chunk_text(self._files, chunk.source), chunk.line_offset)
+            # The lease is renewed with the rows answered so far: the job's progress moves within the chunk.
+            async with self._holding(lambda until: self._chunks.renew(chunk, until, rows.count),
+                                     every=self._policy.progress_seconds):
+                rows = Counted(rows_of(await chunk_text(self._files, chunk.source), chunk.line_offset))
                 result = await self._answers.answer_rows(chunk.job_id, rows, TimeSlices(self._slice_seconds))
-                written = await write_chunk(self._files, chunk, result)
+                written = await write_chunk(self._files, self._writer, chunk, result)
         except Exception as error:  # noqa: BLE001 - a chunk's failure is recorded; the worker goes on
             ended("failed")
             log.exception("batch chunk failed", extra={"job_id": chunk.job_id, "chunk": chunk.plan.index})
@@ -268,7 +295,7 @@ class ChunkRunner:
             # finish honestly, so it fails, saying why, instead of staying 'running' for ever.
             return await self._fail(chunk.job_id, INPUT_GONE)
         result = self._answers.failed_rows(rows, reason)
-        if await self._complete(chunk, result, await write_chunk(self._files, chunk, result)):
+        if await self._complete(chunk, result, await write_chunk(self._files, self._writer, chunk, result)):
             return await self.finish_if_ended(chunk.job_id)
         return None
 
@@ -313,17 +340,10 @@ class ChunkRunner:
         job = await self._store.job(None, job_id)
         if job is None:
             return None
-        chunk_files: list[str] = []
-
-        async def results() -> AsyncIterator[ChunkOutput]:
-            async for output in self._chunks.results(job_id):
-                chunk_files.extend(output.keys)
-                yield output
-
         started = time.monotonic()
         try:
             async with self._holding(lambda until: self._chunks.renew_finishing(job_id, self._owner, until)):
-                export = await self._answers.assemble(job, results())
+                export = await self._answers.assemble(job, self._chunks.results(job_id))
         except Exception as error:  # noqa: BLE001 - recorded on the job
             log.exception("batch export failed", extra={"job_id": job_id})
             return await self._fail_with_results(job_id, f"Batch processing failed: {type(error).__name__}")
@@ -333,19 +353,21 @@ class ChunkRunner:
         except NoRoomForExport as full:
             log.warning("batch export refused: past its owner's storage allowance",
                         extra={"job_id": job_id, "export_bytes": export.size_bytes, "used_bytes": full.used})
-            await delete_files(self._files, export.keys)
+            await delete_files(self._files, export.keys)  # its manifest; the chunks' files go with the job
             failed = await self._fail_with_results(job_id, export_refused_message(full.used, export.size_bytes,
                                                                                    self._storage_limit or 0))
             if failed is not None:  # this process ended it: given back once
                 await self._answers.give_back(failed)
             return failed
         if not finished:
-            await delete_files(self._files, export.keys)  # another process took the turn over and finishes it
+            # Another process took the turn over and finishes it: this manifest goes, never the
+            # chunks' files (the other's manifest lists the same).
+            await delete_files(self._files, export.keys)
             return None
         log.info("batch export stored", extra={"job_id": job_id, "seconds": round(time.monotonic() - started, 3),
                                                "worker": self._owner})
-        # The export holds their rows now; a failed chunk's input stays, to run its rows again.
-        await delete_files(self._files, chunk_files + done_inputs)
+        # The export is its chunks' files now; a failed chunk's input stays, to run its rows again.
+        await delete_files(self._files, done_inputs)
         return await self._store.job(None, job_id)
 
     async def _drop_results(self, job_id: str) -> None:
@@ -374,12 +396,14 @@ class ChunkRunner:
             await self._queue().enqueue_chunks(count)
 
     @contextlib.asynccontextmanager
-    async def _holding(self, renew: Callable[[datetime], Awaitable[bool]]) -> AsyncIterator[None]:
-        """Renew a lease every heartbeat while the block runs."""
+    async def _holding(self, renew: Callable[[datetime], Awaitable[bool]], every: float | None = None
+                       ) -> AsyncIterator[None]:
+        """Renew a lease every heartbeat (or every `every` seconds, when sooner) while the block runs."""
+        interval = min(every or self._policy.heartbeat_seconds, self._policy.heartbeat_seconds)
 
         async def beat() -> None:
             while True:
-                await self._clock.sleep(self._policy.heartbeat_seconds)
+                await self._clock.sleep(interval)
                 if not await renew(self._clock.now() + self._policy.lease):
                     return  # taken over: the block's result will not be written
 

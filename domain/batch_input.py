@@ -81,6 +81,10 @@ class AddressRow:
     # Why the row cannot be located whatever the data says (see zip_problem): it is answered
     # "not located" with this message, and a public API batch does not charge it.
     problem: str | None = None
+    # Every column of the upload (its header's names, the same tuple for every row of a file) and
+    # the row's values as they came, address columns included: the export gives them all back.
+    columns: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
 
     @property
     def one_line(self) -> str:
@@ -178,6 +182,7 @@ class BatchCsvReader:
         self.header_text = ""
         self._columns: dict[str, int] = {}
         self._extra: list[int] = []
+        self._column_names: tuple[str, ...] = ()
         self.row_count = 0
 
     def feed(self, data: bytes) -> tuple[str, list[CsvRow]]:
@@ -272,6 +277,7 @@ class BatchCsvReader:
                 self._columns = _columns(values)
                 self._extra = [index for index in range(len(values)) if index not in self._columns.values()]
                 self.header, self.header_text = values, text
+                self._column_names = tuple(name.strip() for name in values)
                 return None
             # A blank first row: the file is empty if nothing but whitespace ever comes.
             if self._any_text:
@@ -309,6 +315,8 @@ class BatchCsvReader:
             extra=tuple((header[index].strip(), row.values[index]) for index in self._extra),
             zip_note=zip_note,
             problem=problem,
+            columns=self._column_names,
+            values=tuple(row.values),
         )
 
 

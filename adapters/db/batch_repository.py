@@ -145,6 +145,11 @@ class SqlBatchStore:
                 delete(ExportFileRow).where(ExportFileRow.user_id == user_id, ExportFileRow.name == name)
                 .returning(*_EXPORT_COLUMNS)
             )).first()
+            if row is not None and row.manifest_key is not None and row.job_id is not None:
+                # Its chunks' files were the export's: no row names them now (a crash before the
+                # caller deletes them leaves orphans for the file sweep, not files kept for ever).
+                await session.execute(update(BatchChunkRow).where(BatchChunkRow.job_id == row.job_id)
+                                      .values(facts_key=None, scores_key=None, result_bytes=None))
             await session.commit()
         return _export(row) if row else None
 
@@ -195,7 +200,7 @@ class SqlBatchStore:
 _EXPORT_COLUMNS = (
     ExportFileRow.id, ExportFileRow.user_id, ExportFileRow.name, ExportFileRow.exported_at, ExportFileRow.job_id,
     ExportFileRow.source, ExportFileRow.csv_key, ExportFileRow.detail_key, ExportFileRow.summary_key,
-    ExportFileRow.rows_index_key, ExportFileRow.size_bytes, ExportFileRow.detail_columns,
+    ExportFileRow.rows_index_key, ExportFileRow.manifest_key, ExportFileRow.size_bytes, ExportFileRow.detail_columns,
 )
 
 
@@ -203,7 +208,7 @@ def _export(row) -> ExportFile:  # noqa: ANN001 - a row of _EXPORT_COLUMNS
     return ExportFile(
         id=row.id, user_id=row.user_id, name=row.name, exported_at=row.exported_at, job_id=row.job_id,
         source=row.source, csv_key=row.csv_key, detail_key=row.detail_key, summary_key=row.summary_key,
-        rows_index_key=row.rows_index_key, size_bytes=row.size_bytes,
+        rows_index_key=row.rows_index_key, manifest_key=row.manifest_key, size_bytes=row.size_bytes,
         detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
     )
 
@@ -212,8 +217,9 @@ def insert_export(export: ExportFile, job_id: str | None):  # noqa: ANN202
     return insert(ExportFileRow).values(
         id=export.id, user_id=export.user_id, job_id=job_id, name=export.name, csv_key=export.csv_key,
         detail_key=export.detail_key, summary_key=export.summary_key, rows_index_key=export.rows_index_key,
-        size_bytes=export.size_bytes, source=export.source, exported_at=export.exported_at,
-        detail_columns=json.dumps(list(export.detail_columns)) if export.detail_key else None,
+        manifest_key=export.manifest_key, size_bytes=export.size_bytes, source=export.source,
+        exported_at=export.exported_at,
+        detail_columns=json.dumps(list(export.detail_columns)) if export.detail_key or export.manifest_key else None,
     )
 
 
@@ -236,10 +242,9 @@ async def storage_used_in(session: AsyncSession, user_id: str) -> int:
                        # A failed job's done chunks' inputs are deleted as it ends; their keys stay.
                        or_(BatchChunkRow.status != "done", BatchJobRow.status != "failed")),
                   func.coalesce(BatchChunkRow.input_bytes, 0)), else_=0)
-            # A failed job's results are deleted as it ends; a done job's keys go with its finish.
-            + case((and_(BatchChunkRow.lines_key.is_not(None), BatchJobRow.status.in_(UNFINISHED)),
-                    func.coalesce(BatchChunkRow.lines_bytes, 0) + func.coalesce(BatchChunkRow.detail_bytes, 0)),
-                   else_=0)
+            # A done job's results are its export's (counted in its size); a failed job's are deleted as it ends.
+            + case((and_(BatchChunkRow.facts_key.is_not(None), BatchJobRow.status.in_(UNFINISHED)),
+                    func.coalesce(BatchChunkRow.result_bytes, 0)), else_=0)
         ), 0))
         .join(BatchJobRow, BatchJobRow.id == BatchChunkRow.job_id).where(BatchJobRow.user_id == user_id)
     )

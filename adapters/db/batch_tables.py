@@ -82,17 +82,16 @@ class BatchChunkRow(Base):
     finished_at: Mapped[datetime | None]
     rows_failed: Mapped[int] = mapped_column(Integer, default=0)
     error: Mapped[str | None] = mapped_column(String(500))
-    # The result's files in the file store (application/result_files.py), written by the claim
-    # that completed it, and their sizes.
-    lines_key: Mapped[str | None] = mapped_column(String(512))
-    detail_key: Mapped[str | None] = mapped_column(String(512))
-    lines_bytes: Mapped[int | None] = mapped_column(BigInteger)
-    detail_bytes: Mapped[int | None] = mapped_column(BigInteger)
-    # Before result files (migration 0016_result_files) the result was kept here; read for a chunk
-    # completed before the upgrade, never written.
-    lines: Mapped[str | None] = mapped_column(Text, deferred=True)
-    detail: Mapped[str | None] = mapped_column(Text, deferred=True)
-    detail_columns: Mapped[str | None] = mapped_column(Text)  # JSON list of the upload's own columns
+    # Rows answered so far by the claims of it, recorded with each heartbeat and only ever raised:
+    # the job's progress (`done`) moves within the chunk, never backwards (chunk_repository.py).
+    rows_answered: Mapped[int] = mapped_column(Integer, server_default="0")
+    # The result's two files in the file store (application/result_files.py), written by the claim
+    # that completed it, and their bytes together. Once the job is done they are its export's (its
+    # manifest lists them): the keys stay, naming the files, until the export is deleted.
+    facts_key: Mapped[str | None] = mapped_column(String(512))
+    scores_key: Mapped[str | None] = mapped_column(String(512))
+    result_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    detail_columns: Mapped[str | None] = mapped_column(Text)  # JSON list of the upload's columns, as uploaded
 
 
 class ExportFileRow(Base):
@@ -105,12 +104,16 @@ class ExportFileRow(Base):
     user_id: Mapped[str] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
     job_id: Mapped[str | None] = mapped_column(String(36))
     name: Mapped[str] = mapped_column(String(255))
-    # Its files in the file store: the SPEC CSV, the detailed JSON Lines, the default portfolio summary,
-    # the viewer's index of its rows.
+    # Its files in the file store: of an export made before issue #27 (until `perilscope exports
+    # convert` makes it a dataset) the SPEC CSV, the detailed JSON Lines, the default portfolio
+    # summary, the viewer's index of its rows; of rows a client sent, the CSV alone.
     csv_key: Mapped[str | None] = mapped_column(String(512))
     detail_key: Mapped[str | None] = mapped_column(String(512))
     summary_key: Mapped[str | None] = mapped_column(String(512))
     rows_index_key: Mapped[str | None] = mapped_column(String(512))  # the export viewer's index of its rows
+    # A batch export made since issue #27: its manifest (application/ports/results.py), which lists
+    # its chunks' Parquet files. The four keys above are then None.
+    manifest_key: Mapped[str | None] = mapped_column(String(512))
     # An export stored before export files (migration 0016_result_files) kept its text here; read, never written.
     content: Mapped[str | None] = mapped_column(Text, deferred=True)
     size_bytes: Mapped[int] = mapped_column(BigInteger, server_default="0")

@@ -189,27 +189,47 @@ class SqlChunkStore:
             await session.rollback()
         return None
 
-    async def renew(self, chunk: ClaimedChunk, lease_until: datetime) -> bool:
+    async def renew(self, chunk: ClaimedChunk, lease_until: datetime, answered: int | None = None) -> bool:
         async with self._writer.session() as session:
-            result = await session.execute(update(Chunk).where(_held(chunk)).values(lease_expires_at=lease_until))
+            values: dict[str, object] = {"lease_expires_at": lease_until}
+            if answered is not None:
+                before = await session.scalar(select(Chunk.rows_answered).where(_held(chunk)).with_for_update())
+                if before is None:
+                    await session.rollback()
+                    return False
+                answered = min(answered, chunk.plan.row_count)
+                if answered > before:  # a claim after one that died counts on from where that one got
+                    values["rows_answered"] = answered
+                    await session.execute(update(Job).where(Job.id == chunk.job_id)
+                                          .values(done=Job.done + (answered - before)))
+            result = await session.execute(update(Chunk).where(_held(chunk)).values(**values))
+            if result.rowcount != 1:
+                await session.rollback()
+                return False
             await session.commit()
-        return result.rowcount == 1
+        return True
 
     async def complete(self, chunk: ClaimedChunk, result: ChunkFiles, now: datetime) -> bool:
         async with self._writer.session() as session:
+            counted = await session.scalar(select(Chunk.rows_answered).where(_held(chunk)).with_for_update())
+            if counted is None:
+                await session.rollback()
+                return False
             written = await session.execute(
                 update(Chunk).where(_held(chunk)).values(
-                    status=FAILED if result.failed else DONE, lines_key=result.lines_key,
-                    lines_bytes=result.lines_bytes, detail_key=result.detail_key, detail_bytes=result.detail_bytes,
-                    detail_columns=json.dumps(list(result.detail_columns)), rows_failed=result.rows_failed,
+                    status=FAILED if result.failed else DONE, facts_key=result.facts_key,
+                    scores_key=result.scores_key, result_bytes=result.size_bytes,
+                    detail_columns=json.dumps(list(result.user_columns)), rows_failed=result.rows_failed,
+                    rows_answered=chunk.plan.row_count,
                     error=result.error[:500] if result.error else None, finished_at=now, lease_expires_at=None,
                 )
             )
             if written.rowcount != 1:
                 await session.rollback()
                 return False
+            # Its rows not counted yet by the heartbeats: the job's progress ends at the chunk's rows.
             await session.execute(
-                update(Job).where(Job.id == chunk.job_id).values(done=Job.done + chunk.plan.row_count)
+                update(Job).where(Job.id == chunk.job_id).values(done=Job.done + (chunk.plan.row_count - counted))
             )
             await session.commit()
         return True
@@ -275,29 +295,21 @@ class SqlChunkStore:
             return list(rows)
 
     async def results(self, job_id: str) -> AsyncIterator[ChunkOutput]:
-        # A page of chunks' keys per query (a 1,000,000-row job has 500 chunks: one query a chunk
-        # was a second of its export's assembly); a chunk's text from before result files is read
-        # on its own, when its turn comes.
+        # A page of chunks' keys per query (a 1,000,000-row job has 200 chunks: one query a chunk
+        # was a second of its export's assembly).
         start = 0
         while True:
             async with self._sessions() as session:
                 page = (await session.execute(
-                    select(Chunk.idx, Chunk.first_row, Chunk.row_count, Chunk.lines_key, Chunk.detail_key,
-                           Chunk.detail_columns)
+                    select(Chunk.idx, Chunk.first_row, Chunk.row_count, Chunk.facts_key, Chunk.scores_key,
+                           Chunk.result_bytes, Chunk.detail_columns)
                     .where(Chunk.job_id == job_id, Chunk.idx >= start).order_by(Chunk.idx).limit(RESULTS_PAGE)
                 )).all()
             for row in page:
-                legacy = None
-                if row.lines_key is None:  # completed before result files: its text is in the row
-                    async with self._sessions() as session:
-                        legacy = (await session.execute(
-                            select(Chunk.lines, Chunk.detail).where(Chunk.job_id == job_id, Chunk.idx == row.idx)
-                        )).one()
                 yield ChunkOutput(
-                    plan=ChunkPlan(row.idx, row.first_row, row.row_count), lines_key=row.lines_key,
-                    detail_key=row.detail_key,
-                    detail_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
-                    legacy_lines=legacy.lines if legacy else None, legacy_detail=legacy.detail if legacy else None,
+                    plan=ChunkPlan(row.idx, row.first_row, row.row_count), facts_key=row.facts_key,
+                    scores_key=row.scores_key, size_bytes=row.result_bytes or 0,
+                    user_columns=tuple(json.loads(row.detail_columns)) if row.detail_columns else (),
                 )
             if len(page) < RESULTS_PAGE:
                 return
@@ -318,11 +330,8 @@ class SqlChunkStore:
                 await session.rollback()
                 return False
             await session.execute(insert_export(export, job_id))
-            # The export holds the results now (the finisher deletes their files); a failed chunk
-            # keeps its input rows, to run them again.
-            await session.execute(update(Chunk).where(Chunk.job_id == job_id).values(
-                lines=None, detail=None, lines_key=None, detail_key=None, lines_bytes=None, detail_bytes=None,
-            ))
+            # The chunks' result files are the export's now (counted in its size, no longer as the
+            # job's): their keys stay, naming them, until the export is deleted.
             # A done chunk's input is read no more (only failed rows run again): its key goes, and the
             # finisher deletes its file; a crash in between leaves an orphan for the file sweep.
             await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(

@@ -12,7 +12,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from adapters.db.batch_tables import BatchChunkRow, ExportFileRow, UploadedFileRow
 from application.batch_files import job_of_key
-from application.ports.chunks import part_keys
 from application.result_files import export_of_key
 
 
@@ -27,20 +26,25 @@ class SqlFileReferences:
         uploads = [key for key in wanted if key.startswith("uploads/")]
         named: set[str | None] = set()
         async with self._sessions() as session:
-            if jobs:
-                for input_key, lines_key, detail_key in await session.execute(
-                    select(BatchChunkRow.input_key, BatchChunkRow.lines_key, BatchChunkRow.detail_key)
+            if jobs:  # a chunk's input and result files (a done job's results are its export's)
+                for row in await session.execute(
+                    select(BatchChunkRow.input_key, BatchChunkRow.facts_key, BatchChunkRow.scores_key)
                     .where(BatchChunkRow.job_id.in_(jobs))
                 ):
-                    named.update((input_key, lines_key, detail_key))
-                    if detail_key:  # its parts are named after its records (ports/chunks.py)
-                        named.update(part_keys(detail_key).all)
-            if exports:
-                for row in await session.execute(
-                    select(ExportFileRow.csv_key, ExportFileRow.detail_key, ExportFileRow.summary_key,
-                           ExportFileRow.rows_index_key).where(ExportFileRow.id.in_(exports))
-                ):
                     named.update(row)
+            if exports:
+                datasets: set[str] = set()
+                for export_id, *keys in await session.execute(
+                    select(ExportFileRow.id, ExportFileRow.csv_key, ExportFileRow.detail_key, ExportFileRow.summary_key,
+                           ExportFileRow.rows_index_key, ExportFileRow.manifest_key)
+                    .where(ExportFileRow.id.in_(exports))
+                ):
+                    named.update(keys)
+                    if keys[-1] is not None:
+                        datasets.add(export_id)
+                # A dataset's files under exports/ (an export converted by `perilscope exports
+                # convert`) are named after it, and listed by its manifest, not by the row.
+                named.update(key for key in wanted if export_of_key(key) in datasets)
             if uploads:
                 named.update(await session.scalars(select(UploadedFileRow.file_key).where(UploadedFileRow.file_key.in_(uploads))))
         return {key for key in wanted if key in named}

@@ -45,8 +45,11 @@ class BatchJob:
 @dataclass(frozen=True, slots=True)
 class ExportFile:
     """A finished export: its files live in the file store (application/ports/files.py), streamed
-    in and out; the database row keeps their keys. An export stored before export files
-    (migration 0016_result_files) has no keys: its text is in the database (`legacy_text`)."""
+    in and out; the database row keeps their keys. A batch's export is a dataset: its manifest
+    (application/ports/results.py) lists its chunks' Parquet files. Rows a client sent are a CSV.
+    An export made before the dataset (issue #27) keeps its old files until `perilscope exports
+    convert` makes it one; one stored before export files (migration 0016_result_files) has no
+    keys: its text is in the database (`legacy_text`)."""
 
     id: str
     user_id: str
@@ -54,25 +57,28 @@ class ExportFile:
     exported_at: datetime
     job_id: str | None = None
     source: str = COMPUTED
-    csv_key: str | None = None  # SPEC §3's CSV
-    # The detailed export as JSON Lines, one record per input row (domain/detailed_export.py);
-    # None for client-supplied rows and exports made before detailed exports.
+    csv_key: str | None = None  # SPEC §3's CSV: rows a client sent, or an export from before
+    # An export from before the dataset: its detailed JSON Lines, portfolio summary and viewer's index.
     detail_key: str | None = None
-    # The default portfolio summary (no value column, composite peril), built while assembling.
     summary_key: str | None = None
-    # The export viewer's index of its rows (application/rows_index.py), built while assembling;
-    # None for exports from before (migration 0017_rows_index): the viewer builds one on first open.
     rows_index_key: str | None = None
-    size_bytes: int = 0  # all its files' bytes (`keys`), counted against the owner's storage
-    detail_columns: tuple[str, ...] = ()  # the upload's own columns, in file order
+    # The dataset's manifest (`exports/<user>/<export id>.manifest.json`), which lists its chunks' files.
+    manifest_key: str | None = None
+    # All its stored bytes (the manifest's chunk files included), counted against the owner's storage.
+    size_bytes: int = 0
+    detail_columns: tuple[str, ...] = ()  # the upload's columns, in file order
 
     @property
     def keys(self) -> tuple[str, ...]:
-        return tuple(key for key in (self.csv_key, self.detail_key, self.summary_key, self.rows_index_key) if key)
+        """The files the row names. A dataset's chunk files are listed by its manifest
+        (application/result_files.stored_keys): they are written before the export is, and a
+        finisher that lost its turn deletes its manifest, never the chunks' files."""
+        own = (self.manifest_key, self.csv_key, self.detail_key, self.summary_key, self.rows_index_key)
+        return tuple(key for key in own if key)
 
     @property
     def legacy(self) -> bool:
-        return self.csv_key is None
+        return self.csv_key is None and self.manifest_key is None
 
 
 class BatchStore(Protocol):

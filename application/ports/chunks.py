@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Protocol
 
 from application.ports.batch import ExportFile
+from application.ports.results import ChunkRows
 from domain.chunks import ChunkPlan
 
 
@@ -45,11 +46,11 @@ class ClaimedChunk:
 
 @dataclass(frozen=True, slots=True)
 class ChunkResult:
-    """A chunk's answered rows, in memory (bounded by the chunk's size) until written as files."""
+    """A chunk's answered rows as its table (the facts of each row and the scores they used,
+    application/ports/results.py), in memory (bounded by the chunk's size) until written."""
 
-    lines: str  # SPEC export lines of the chunk's rows, in order
-    detail: bytes | bytearray  # detailed JSON Lines records, one per row (UTF-8), as answered: not copied
-    detail_columns: tuple[str, ...]
+    table: ChunkRows
+    user_columns: tuple[str, ...]  # the upload's columns, as uploaded: the facts' input_<i>
     rows_failed: int = 0
     error: str | None = None  # set when the chunk is given up: its rows carry this reason
 
@@ -59,34 +60,15 @@ class ChunkResult:
 
 
 @dataclass(frozen=True, slots=True)
-class PartKeys:
-    rows_index: str  # the export viewer's index of the chunk's rows: its arrays
-    rows_json: str  # the rows it indexes, as the viewer shows them: the export's index is composed of these
-    tally: str  # the portfolio tally of its records
-
-    @property
-    def all(self) -> tuple[str, str, str]:
-        return self.rows_index, self.rows_json, self.tally
-
-
-def part_keys(detail_key: str) -> PartKeys:
-    """What a chunk's claim made of its detailed records for the export, stored beside them
-    (application/result_files.py). Named after them rather than kept in columns: a chunk from
-    before has none, and the export's assembly makes them from its records itself."""
-    stem = detail_key.removesuffix(".jsonl")
-    return PartKeys(f"{stem}.rows", f"{stem}.rows.json", f"{stem}.tally")
-
-
-@dataclass(frozen=True, slots=True)
 class ChunkFiles:
-    """Where one claim wrote a chunk's result in the file store. The keys carry the claim's
-    number, so a claimant whose lease was taken over never overwrites the winner's files."""
+    """Where one claim wrote a chunk's result in the file store: its facts and scores Parquet
+    files. The keys carry the claim's number, so a claimant whose lease was taken over never
+    overwrites the winner's files. Once the job is done they are its export's files."""
 
-    lines_key: str
-    lines_bytes: int
-    detail_key: str
-    detail_bytes: int
-    detail_columns: tuple[str, ...]
+    facts_key: str
+    scores_key: str
+    size_bytes: int  # both files, as stored: the owner's storage counts them
+    user_columns: tuple[str, ...]
     rows_failed: int = 0
     error: str | None = None
 
@@ -95,26 +77,23 @@ class ChunkFiles:
         return self.error is not None
 
     @property
-    def keys(self) -> tuple[str, ...]:
-        return self.lines_key, self.detail_key, *part_keys(self.detail_key).all
+    def keys(self) -> tuple[str, str]:
+        return self.facts_key, self.scores_key
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkOutput:
-    """A completed chunk's result, for the export: its files, or, for a chunk completed before
-    result files (migration 0016_result_files), its text from the database."""
+    """A completed chunk's result, for the export's manifest: its place and its files."""
 
     plan: ChunkPlan
-    lines_key: str | None
-    detail_key: str | None
-    detail_columns: tuple[str, ...]
-    legacy_lines: str | None = None
-    legacy_detail: str | None = None
+    facts_key: str | None  # None only for a job that failed (its results were deleted)
+    scores_key: str | None
+    size_bytes: int
+    user_columns: tuple[str, ...]
 
     @property
     def keys(self) -> tuple[str, ...]:
-        parts = part_keys(self.detail_key) if self.detail_key else None
-        return tuple(key for key in (self.lines_key, self.detail_key) if key) + (parts.all if parts else ())
+        return tuple(key for key in (self.facts_key, self.scores_key) if key)
 
 
 class NoRoomForExport(Exception):
@@ -181,13 +160,15 @@ class ChunkStore(Protocol):
         that has had its `max_attempts` (for giving it up). The job becomes running."""
         ...
 
-    async def renew(self, chunk: ClaimedChunk, lease_until: datetime) -> bool:
-        """Extend the lease; False when it is no longer this claimant's."""
+    async def renew(self, chunk: ClaimedChunk, lease_until: datetime, answered: int | None = None) -> bool:
+        """Extend the lease; False when it is no longer this claimant's. With `answered` (rows of the
+        chunk answered so far), the job's progress moves by the rows not counted yet: a chunk's
+        count only ever rises, across its claims, so progress never goes backwards."""
         ...
 
     async def complete(self, chunk: ClaimedChunk, result: ChunkFiles, now: datetime) -> bool:
         """Record where the result's files are, mark the chunk done (or failed, when the result says so) and add its
-        rows to the job's progress, in one transaction, only while this claimant holds the chunk;
+        rows not counted yet by `renew` to the job's progress, in one transaction, only while this claimant holds the chunk;
         False, and nothing written, otherwise (the claimant then deletes its files)."""
         ...
 
@@ -224,8 +205,8 @@ class ChunkStore(Protocol):
                      storage_limit: int | None = None) -> bool:
         """Store the export and mark the job done in one transaction, only while `owner` holds the
         finishing turn and the job is not done; False, and nothing stored, otherwise. The chunks'
-        result keys, and the done chunks' input keys, are dropped then (the export has their rows;
-        the finisher deletes the files); failed chunks keep their inputs, to run them again.
+        result files are the export's from then on (their keys stay); the done chunks' input keys
+        are dropped (the finisher deletes the files); failed chunks keep their inputs, to run them again.
         With `storage_limit`, raises NoRoomForExport, nothing stored, when the owner's files would
         then pass it (checked in the same transaction, so concurrent writes cannot both fit)."""
         ...

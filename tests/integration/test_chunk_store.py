@@ -29,7 +29,7 @@ from tests.conftest import STRONG_PASSWORD, settings_for_tests
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=30)
-RESULT = ChunkFiles("jobs/j/out/0.a1.lines", 5, "jobs/j/out/0.a1.jsonl", 3, detail_columns=())
+RESULT = ChunkFiles("jobs/j/out/0.a1.facts.parquet", "jobs/j/out/0.a1.scores.parquet", 8, user_columns=())
 
 
 def _csv(rows: int) -> str:
@@ -204,7 +204,8 @@ async def test_a_job_fails_once_and_a_finished_job_keeps_only_its_failed_rows(wo
     done = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
     assert await store.complete(done, RESULT, T0)
     given_up = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
-    failed = ChunkFiles("jobs/j/out/1.a1.lines", 2, "jobs/j/out/1.a1.jsonl", 3, (), rows_failed=2, error="boom")
+    failed = ChunkFiles("jobs/j/out/1.a1.facts.parquet", "jobs/j/out/1.a1.scores.parquet", 5, (), rows_failed=2,
+                        error="boom")
     assert await store.complete(given_up, failed, T0)
     assert await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
     # The done chunk's input is read no more: the finisher deletes its file once the export is stored.
@@ -216,11 +217,12 @@ async def test_a_job_fails_once_and_a_finished_job_keeps_only_its_failed_rows(wo
     assert await store.done_input_keys(job_id) == []  # its key went with the finish; the failed one's stays
     async with container.engine().connect() as connection:
         leftovers = (await connection.execute(
-            select(BatchChunkRow.lines_key, BatchChunkRow.detail_key, BatchChunkRow.input_key, BatchChunkRow.input)
+            select(BatchChunkRow.facts_key, BatchChunkRow.input_key, BatchChunkRow.input)
             .where(BatchChunkRow.job_id == job_id).order_by(BatchChunkRow.idx)
         )).all()
-    assert [tuple(row) for row in leftovers] == [(None, None, None, None),
-                                                 (None, None, chunk_input_key(job_id, 1), None)]
+    # The results are the export's files: their keys stay, naming them (the file sweep keeps them).
+    assert [tuple(row) for row in leftovers] == [(RESULT.facts_key, None, None),
+                                                 (failed.facts_key, chunk_input_key(job_id, 1), None)]
 
 
 async def test_a_chunk_split_before_the_file_store_is_claimed_with_its_text(world) -> None:  # noqa: ANN001
@@ -245,15 +247,17 @@ async def test_a_users_storage_counts_their_jobs_chunk_files_while_they_are_kept
     assert await batches.storage_used(user_id) == inputs[0] + inputs[1]  # the chunks' CSVs, while the job runs
     done = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
     assert await store.complete(done, RESULT, T0)
-    assert await batches.storage_used(user_id) == inputs[0] + inputs[1] + RESULT.lines_bytes + RESULT.detail_bytes
+    assert await batches.storage_used(user_id) == inputs[0] + inputs[1] + RESULT.size_bytes
     given_up = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
-    failed = ChunkFiles("jobs/j/out/1.a1.lines", 7, "jobs/j/out/1.a1.jsonl", 11, (), rows_failed=2, error="boom")
+    failed = ChunkFiles("jobs/j/out/1.a1.facts.parquet", "jobs/j/out/1.a1.scores.parquet", 18, (), rows_failed=2,
+                        error="boom")
     assert await store.complete(given_up, failed, T0)
     assert await store.begin_finishing(job_id, "host:1", T0, T0 + LEASE)
     export = ExportFile(id=str(uuid.uuid4()), user_id=user_id, name="s.csv", exported_at=T0, csv_key="exports/s.csv",
                         size_bytes=1000)
     assert await store.finish(job_id, "host:1", export, T0)
-    # The export's files, and the failed chunk's input (kept to run its rows again).
+    # The export's files (its chunks' results among them, in its size), and the failed chunk's input
+    # (kept to run its rows again).
     assert await batches.storage_used(user_id) == 1000 + inputs[1]
 
     doomed = await _job(container, user_id, rows=4, chunk_rows=2)
@@ -265,25 +269,47 @@ async def test_a_users_storage_counts_their_jobs_chunk_files_while_they_are_kept
 
 
 async def test_results_come_page_by_page_in_input_order(world, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
-    """A job's results are read a page of chunks at a time: every chunk once, in order, across
-    pages, with a chunk completed before result files read with its text."""
+    """A job's results are read a page of chunks at a time: every chunk once, in order, across pages."""
     container, user_id = world
     monkeypatch.setattr(chunk_repository, "RESULTS_PAGE", 2)
     store = container.chunk_store()
     job_id = await _job(container, user_id, rows=10, chunk_rows=2)
     for index in range(5):
         chunk = await store.claim("host:1", T0, T0 + LEASE, max_attempts=3)
-        files = ChunkFiles(f"jobs/j/out/{index}.a1.lines", 1, f"jobs/j/out/{index}.a1.jsonl", 1, ("TIV",))
+        files = ChunkFiles(f"jobs/j/out/{index}.a1.facts.parquet", f"jobs/j/out/{index}.a1.scores.parquet", 10 + index,
+                           ("Street Address", "TIV"))
         assert await store.complete(chunk, files, T0)
-    async with container.engine().begin() as connection:  # chunk 3 kept its result as text
-        await connection.execute(BatchChunkRow.__table__.update().where(
-            BatchChunkRow.job_id == job_id, BatchChunkRow.idx == 3).values(
-            lines_key=None, detail_key=None, lines="three\n", detail="{}\n"))
     outputs = [output async for output in store.results(job_id)]
-    assert [(o.plan.index, o.plan.first_row, o.lines_key, o.legacy_lines) for o in outputs] == [
-        (0, 0, "jobs/j/out/0.a1.lines", None), (1, 2, "jobs/j/out/1.a1.lines", None),
-        (2, 4, "jobs/j/out/2.a1.lines", None), (3, 6, None, "three\n"), (4, 8, "jobs/j/out/4.a1.lines", None)]
-    assert all(o.detail_columns == ("TIV",) for o in outputs)
+    assert [(o.plan.index, o.plan.first_row, o.facts_key, o.size_bytes) for o in outputs] == [
+        (index, 2 * index, f"jobs/j/out/{index}.a1.facts.parquet", 10 + index) for index in range(5)]
+    assert all(o.user_columns == ("Street Address", "TIV") for o in outputs)
+
+
+async def test_progress_moves_within_a_chunk_fenced_and_never_backwards(world) -> None:  # noqa: ANN001
+    """The heartbeat's count of rows answered moves the job's progress; a late claimant's counts
+    nothing; a claim after a dead one counts on from where it got; the chunk's end counts the rest."""
+    container, user_id = world
+    job_id = await _job(container, user_id, rows=7, chunk_rows=5)
+    a, b = _process(container), _process(container)
+
+    async def done() -> int:
+        return (await container.batch_store().job(None, job_id)).done
+
+    first = await a.claim("host-a:1", T0, T0 + LEASE, max_attempts=3)
+    assert await a.renew(first, T0 + LEASE, 2) and await done() == 2
+    assert await a.renew(first, T0 + LEASE, 3) and await done() == 3
+    assert await a.renew(first, T0 + LEASE) and await done() == 3  # a beat without a count
+    later = T0 + 3 * LEASE
+    second = await b.claim("host-b:2", later, later + LEASE, max_attempts=3)  # a's lease ran out
+    assert not await a.renew(first, later + LEASE, 5) and await done() == 3  # fenced out
+    assert await b.renew(second, later + LEASE, 1) and await done() == 3  # never backwards
+    assert await b.renew(second, later + LEASE, 9) and await done() == 5  # at most the chunk's rows
+    other = await b.claim("host-b:2", later, later + LEASE, max_attempts=3)
+    assert await b.renew(other, later + LEASE, 1) and await done() == 6
+    assert await b.complete(other, RESULT, later) and await done() == 7
+    assert not await a.complete(first, RESULT, later) and await done() == 7
+    assert await b.complete(second, RESULT, later) and await done() == 7  # each row counted once
+    assert (await b.job_chunks(job_id, later)).done == 2
 
 
 async def test_one_splitter_at_a_time_and_a_dead_ones_successor_goes_on_after_its_chunks(world) -> None:  # noqa: ANN001

@@ -4,8 +4,6 @@ over, one finish, fair turns between jobs. The SQL store's own rules: tests/inte
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import timedelta
 
 import pytest
@@ -15,7 +13,8 @@ from application.batch_runner import INPUT_GONE, ChunkPolicy
 from application.errors import InvalidInput, NotFound
 from application.ports.accounts import AccessClaims
 from application.batch_files import chunk_text
-from application.result_files import write_chunk
+from adapters.results.chunk_writer import ParquetChunkWriter
+from application.result_files import stored_keys, write_chunk
 from application.time_slices import TimeSlices
 from domain.accounts import Role
 from domain.chunks import rows_of
@@ -42,8 +41,16 @@ def world(chunk_rows: int = 2, max_attempts: int = 3) -> BatchWorld:
     return made
 
 
-def export_streets(content: str) -> list[str]:
-    return [row["address"].splitlines()[0].split(",")[0] for row in csv.DictReader(io.StringIO(content)) if row["address"]]
+COLUMNS = ("Street Address", "City", "State", "Zip", "Policy")
+
+
+def export_streets(w: BatchWorld, export) -> list[str]:  # noqa: ANN001
+    """The export's rows' streets, as uploaded (the user's first column), in its order."""
+    return [row["input_0"] for row in w.export_facts(export)]
+
+
+async def written(w: BatchWorld, chunk, result):  # noqa: ANN001, ANN201
+    return await write_chunk(w.files, ParquetChunkWriter(), chunk, result)
 
 
 async def started(w: BatchWorld, caller: AccessClaims, names: list[str]) -> str:
@@ -86,13 +93,18 @@ async def test_a_job_in_chunks_has_every_row_once_in_order_and_progress_only_gro
     job = w.store.jobs[job_id]
     assert job.status == "done" and len(w.store.exports_stored) == 1
     [export] = w.store.exports_stored
-    assert export_streets(w.export_text(export)) == names
-    detail_lines = [line for line in w.export_text(export, detailed=True).splitlines() if line]
-    assert len(detail_lines) == 5 and '"Policy":"P-3"' in detail_lines[2]
-    assert export.detail_columns == ("Policy",)
-    # All four of its files count against Ann's storage: the CSV, the detail, the summary, the rows index.
-    assert len(export.keys) == 4
-    assert export.size_bytes == sum([len(w.files.files[key]) for key in export.keys])
+    assert export_streets(w, export) == names
+    facts = w.export_facts(export)
+    # Every column of the upload comes back as it came, the address's too, with the row's line.
+    assert [row["row"] for row in facts] == [2, 3, 4, 5, 6]
+    assert [facts[2][f"input_{i}"] for i in range(5)] == ["3 Main St", "Anchorage", "AK", "99501", "P-3"]
+    assert export.detail_columns == COLUMNS
+    # The export is its manifest and its chunks' files, where they were written: nothing copied.
+    files = await stored_keys(w.files, export)
+    assert export.keys == (export.manifest_key,) and len(files) == 1 + 3 * 2
+    assert sorted(key for key in w.files.files if key.startswith(("exports/", f"jobs/{job_id}/out/"))) == sorted(files)
+    # All of them count against Ann's storage, as stored.
+    assert export.size_bytes == sum([len(w.files.files[key]) for key in files])
 
 
 async def test_the_jobs_task_sent_again_or_after_a_restart_adds_nothing() -> None:
@@ -128,10 +140,10 @@ async def test_a_dead_workers_chunk_is_taken_over_after_its_lease_and_the_late_r
     while w.queue.chunk_tasks:
         await run_one_chunk(w)
     late = await w.service.answer_rows(job_id, [], TimeSlices())  # what the dead worker would write, were it alive
-    assert await w.chunks.complete(dead, await write_chunk(w.files, dead, late), clock.now()) is False
+    assert await w.chunks.complete(dead, await written(w, dead, late), clock.now()) is False
     assert w.store.jobs[job_id].status == "done" and w.store.jobs[job_id].done == 4
     [export] = w.store.exports_stored
-    assert export_streets(w.export_text(export)) == streets(4)
+    assert export_streets(w, export) == streets(4)
 
 
 async def test_a_claimant_whose_lease_was_taken_over_deletes_its_files_and_only_the_winners_reach_the_export() -> None:
@@ -145,7 +157,7 @@ async def test_a_claimant_whose_lease_was_taken_over_deletes_its_files_and_only_
             clock.advance(LEASE * 2)  # this worker stalls past its lease; another takes the chunk over
             thief = await w.chunks.claim("thief:2", clock.now(), clock.now() + LEASE, max_attempts=3)
             won = w.service.failed_rows(rows_of(await chunk_text(w.files, thief.source), thief.line_offset), "THE TAKER'S ROWS")
-            assert await w.chunks.complete(thief, await write_chunk(w.files, thief, won), clock.now())
+            assert await w.chunks.complete(thief, await written(w, thief, won), clock.now())
         return await answer(row)
 
     w.service._answer = overtaken  # noqa: SLF001
@@ -154,8 +166,10 @@ async def test_a_claimant_whose_lease_was_taken_over_deletes_its_files_and_only_
     await w.service.sweep()  # the taker's process would finish it; here the sweeper does
     [export] = w.store.exports_stored
     assert w.store.jobs[job_id].status == "done"
-    assert w.export_text(export).count("THE TAKER'S ROWS") == 2 and export_streets(w.export_text(export)) == streets(2)
-    assert [key for key in w.files.files if "/out/" in key] == []  # the chunk results went with the finish
+    assert ["THE TAKER'S ROWS" in row["message"] for row in w.export_facts(export)] == [True, True]
+    assert export_streets(w, export) == streets(2)
+    # The taker's files are the export's; the stale claimant's are gone.
+    assert sorted(key for key in w.files.files if "/out/" in key) == sorted(w.chunks.chunks[job_id][0].result.keys)
 
 
 async def test_a_job_whose_export_cannot_be_assembled_fails_and_its_chunk_files_go() -> None:
@@ -197,10 +211,11 @@ async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_ca
     chunks = await w.service.job_chunks(ANN, job_id)
     assert (chunks.total, chunks.done, chunks.failed, chunks.rows_failed) == (3, 2, 1, 2)
     [export] = w.store.exports_stored
-    assert export_streets(w.export_text(export)) == streets(5)
-    rows = [row for row in csv.DictReader(io.StringIO(w.export_text(export))) if row["address"]]
-    assert "not processed" in rows[2]["address"] and "ConnectionError" in rows[2]["address"]
-    assert "not processed" in rows[3]["address"] and "not processed" not in rows[4]["address"]
+    assert export_streets(w, export) == streets(5)
+    rows = w.export_facts(export)
+    assert "not processed" in rows[2]["message"] and "ConnectionError" in rows[2]["message"]
+    assert "not processed" in rows[3]["message"] and "not processed" not in (rows[4]["message"] or "")
+    assert rows[2]["input_4"] == "P-3"  # a row given up keeps the user's values
     # The finisher deleted the done chunks' inputs with the export stored; the failed chunk's stays.
     assert sorted(key for key in w.files.files if key.startswith(f"jobs/{job_id}/in/")) == [f"jobs/{job_id}/in/1.csv"]
     assert await w.chunks.done_input_keys(job_id) == []
@@ -212,7 +227,7 @@ async def test_a_failing_chunk_is_retried_then_its_rows_are_marked_failed_and_ca
     assert again.total == 2
     await w.run(again.id)
     assert w.store.jobs[again.id].status == "done"
-    assert export_streets(w.export_text(w.store.exports_stored[-1])) == ["3 Main St", "4 Main St"]
+    assert export_streets(w, w.store.exports_stored[-1]) == ["3 Main St", "4 Main St"]
     with pytest.raises(InvalidInput, match="no failed rows"):
         await w.service.rerun_failed(ANN, again.id)
 
@@ -225,7 +240,7 @@ async def test_a_chunk_that_fails_once_is_retried_and_the_job_has_no_failed_rows
         await run_one_chunk(w)
     chunks = await w.service.job_chunks(ANN, job_id)
     assert (chunks.failed, chunks.rows_failed) == (0, 0)
-    assert export_streets(w.export_text(w.store.exports_stored[0])) == streets(3)
+    assert export_streets(w, w.store.exports_stored[0]) == streets(3)
 
 
 async def test_a_chunk_whose_worker_dies_every_time_is_given_up_by_the_sweeper() -> None:
@@ -241,7 +256,7 @@ async def test_a_chunk_whose_worker_dies_every_time_is_given_up_by_the_sweeper()
     chunks = await w.service.job_chunks(ANN, job_id)
     assert (chunks.done, chunks.failed, chunks.rows_failed) == (1, 1, 2)
     assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
-    assert "stopped 2 times" in w.export_text(w.store.exports_stored[0])
+    assert any("stopped 2 times" in (row["message"] or "") for row in w.export_facts(w.store.exports_stored[0]))
 
 
 async def test_a_finisher_that_dies_is_replaced_and_the_job_gets_one_export() -> None:
@@ -250,7 +265,7 @@ async def test_a_finisher_that_dies_is_replaced_and_the_job_gets_one_export() ->
     clock = w.lookup.clock
     chunk = await w.chunks.claim("dead:1", clock.now(), clock.now() + LEASE, max_attempts=3)
     result = await w.service.answer_rows(job_id, rows_of(await chunk_text(w.files, chunk.source), chunk.line_offset), TimeSlices())
-    assert await w.chunks.complete(chunk, await write_chunk(w.files, chunk, result), clock.now())
+    assert await w.chunks.complete(chunk, await written(w, chunk, result), clock.now())
     assert await w.chunks.begin_finishing(job_id, "dead:1", clock.now(), clock.now() + LEASE)
     await w.service.sweep()
     assert w.store.exports_stored == []  # the turn is still the dead finisher's
@@ -309,6 +324,44 @@ async def test_a_working_chunk_keeps_its_lease_by_heartbeats() -> None:
     await run_one_chunk(w)
     assert swept == [0, 0]  # nothing was queued again
     assert w.store.jobs[job_id].status == "done" and len(w.store.exports_stored) == 1
+
+
+async def test_progress_moves_within_a_chunk_and_a_claim_after_a_dead_one_never_takes_it_back() -> None:
+    """A 3,000-row job of one chunk used to read 0% until the chunk ended (#27): the heartbeat
+    records the rows answered so far."""
+    w = in_memory_batch(monthly_batch_row_limit=1000, policy=ChunkPolicy(chunk_rows=4, progress_seconds=1))
+    w.lookup.users["ann"] = Role.USER
+    job_id = await started(w, ANN, streets(4))
+    clock, answer = w.lookup.clock, w.service._answer  # noqa: SLF001
+    seen: list[int] = []
+
+    async def slow(row) -> LookupResult:  # noqa: ANN001
+        await until(lambda: clock.sleepers == 1)  # the heartbeat waits for its next beat
+        answered = int(row.street.split()[0]) - 1  # the rows before this one
+        clock.advance(timedelta(seconds=1))
+        await until(lambda: w.chunks.chunks[job_id][0].rows_answered == answered)
+        seen.append(w.store.jobs[job_id].done)
+        return await answer(row)
+
+    w.service._answer = slow  # noqa: SLF001
+    await run_one_chunk(w)
+    assert seen == [0, 1, 2, 3]  # the job's progress, as its status reads it, while the chunk ran
+    assert w.store.jobs[job_id].done == 4 and w.store.jobs[job_id].status == "done"
+    w.service._answer = answer  # noqa: SLF001
+
+    # A claim that dies after 3 rows; the next one's beats count from there, never back to 0.
+    again = await started(w, ANN, streets(4))
+    dead = await w.chunks.claim("dead:1", clock.now(), clock.now() + LEASE, max_attempts=3)
+    assert await w.chunks.renew(dead, clock.now() + LEASE, 3) and w.store.jobs[again].done == 3
+    clock.advance(LEASE * 2)
+    taker = await w.chunks.claim("taker:2", clock.now(), clock.now() + LEASE, max_attempts=3)
+    assert not await w.chunks.renew(dead, clock.now() + LEASE, 4)  # fenced out: counts nothing
+    assert await w.chunks.renew(taker, clock.now() + LEASE, 1) and w.store.jobs[again].done == 3
+    assert await w.chunks.renew(taker, clock.now() + LEASE, 4) and w.store.jobs[again].done == 4
+    rows = rows_of(await chunk_text(w.files, taker.source), taker.line_offset)
+    result = await w.service.answer_rows(again, rows, TimeSlices())
+    assert await w.chunks.complete(taker, await written(w, taker, result), clock.now())
+    assert w.store.jobs[again].done == 4  # each row counted once
 
 
 def _held_until(w, job_id: str):  # noqa: ANN001, ANN202
@@ -383,7 +436,7 @@ async def test_chunks_run_while_the_job_is_split_and_a_dead_splitters_successor_
     while w.queue.chunk_tasks:
         await run_one_chunk(w)
     [export] = w.store.exports_stored
-    assert export_streets(w.export_text(export)) == names and w.store.jobs[job.id].done == 13
+    assert export_streets(w, export) == names and w.store.jobs[job.id].done == 13
 
 
 async def test_a_job_whose_file_goes_while_it_is_split_fails_and_its_chunks_results_go() -> None:
@@ -405,7 +458,7 @@ async def test_a_job_whose_file_goes_while_it_is_split_fails_and_its_chunks_resu
     while w.queue.chunk_tasks:
         await run_one_chunk(w)
     results = [key for c in w.chunks.chunks[job.id] for key in c.result.keys]
-    assert len(results) == 3 * 5 and all(key in w.files.files for key in results)
+    assert len(results) == 3 * 2 and all(key in w.files.files for key in results)
     assert upload.file_key is not None
     del w.files.files[upload.file_key]  # gone (purged, or the store lost it) before the split went on
     w.lookup.clock.advance(LEASE + timedelta(seconds=1))

@@ -3,8 +3,6 @@ worker. The HTTP tests in tests/api/test_batch*.py are the smoke tests of the sa
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -39,8 +37,7 @@ def world_with(role: Role = Role.USER, **limits: int) -> BatchWorld:
 def export_addresses(world: BatchWorld) -> list[str]:
     """The first line of each address group of the one export, in the export's order."""
     [export] = world.store.exports_stored
-    groups = [row["address"] for row in csv.DictReader(io.StringIO(world.export_text(export))) if row["address"]]
-    return [group.splitlines()[0] for group in groups]
+    return [str(row["address"]).splitlines()[0] for row in world.export_facts(export)]
 
 
 def world_export(user_id: str) -> ExportFile:
