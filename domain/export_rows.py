@@ -1,54 +1,57 @@
-"""The export viewer's rows: what each detailed record (domain/detailed_export.py) is filtered by
-(match level, county, composite rating), what each filter can be set to, and the checks of a
-filter against those choices. Pure: the records come in as dicts, one at a time."""
+"""The export viewer's rows: what a row is filtered by (match level, county, state, composite rating,
+low confidence, status, a text in its address), what it can be sorted by (the composite score or
+any hazard's score, nulls last), what each filter can be set to, and the checks of a request
+against those. Pure: the queries that answer them live in adapters/results/viewer.py."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from domain.portfolio import NO_RATING, NOT_LOCATED
+from domain.detailed_export import ANSWERED, NOT_LOCATED, ZIP_LEVEL
+from domain.perils import HAZARDS, TOTAL_FIELD
+from domain.portfolio import NO_RATING
 
-# A record from before match levels were written has none: unknown, never "none" (not located).
-UNKNOWN_MATCH_LEVEL = "unknown"
+# A row without a county (not located) has neither a county nor a state: its own choice, never dropped.
+NO_COUNTY = NOT_LOCATED
 # NRI's ratings, worst first; other texts (e.g. "Insufficient Data") follow, then no rating.
 RATING_ORDER = ("Very High", "Relatively High", "Relatively Moderate", "Relatively Low", "Very Low")
 MATCH_LEVEL_ORDER = ("building", "census_exact", "place", "zip_centroid", "none")
-# What the viewer shows of a record (the rest, perils, receipt, tract..., stays on the group page).
-VIEWER_FIELDS: tuple[str, ...] = (
-    "row", "address", "status", "message", "match_level", "low_confidence", "county_fips", "county_name",
-    "county_state", "Total_Score", "risk_rating", "top_3", "occupant_count", "naics_codes",
-)
-
-
-def _text(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
+STATUS_ORDER = (ANSWERED, ZIP_LEVEL, NOT_LOCATED)
+# The low-confidence filter's values: the county is uncertain (check the alternatives), or not.
+YES, NO = "yes", "no"
+LOW_CONFIDENCE_ORDER = (YES, NO)
+# What the rows can be sorted by: the county's composite score, or one hazard's score.
+SORT_COLUMNS: tuple[str, ...] = (TOTAL_FIELD, *(f"{hazard.code}_Score" for hazard in HAZARDS))
+MAX_SEARCH = 200  # characters of the address search
 
 
 @dataclass(frozen=True, slots=True)
-class RowKeys:
-    """The values a record is filtered by; a missing one is its own choice, never dropped."""
+class ViewerRow:
+    """One row of the export as the viewer shows it; None is unknown."""
 
-    match_level: str
-    county: str
-    rating: str
+    index: int  # position in the export (0-based): the group page is /search-result/export:{name}:{index}
+    row: int | None  # line of the row in the uploaded file
+    address: str  # the address text with its building facts as 'Key: value' lines (SPEC §3)
+    status: str | None  # answered, answered at ZIP level, not located
+    message: str | None
+    match_level: str | None
+    low_confidence: bool | None
+    county_fips: str | None
+    county_name: str | None
+    county_state: str | None
+    total_score: float | None  # NRI composite score of the county
+    rating: str | None  # its composite rating
+    top_3: str | None
+    occupant_count: int | None
+    naics_codes: str | None
+    values: tuple[str | None, ...]  # the user's own columns, as uploaded (names once per page)
+    sort_score: float | None  # the value of the sort column (None unsorted, or unknown)
 
 
-def row_keys(record: Mapping[str, Any]) -> RowKeys:
-    return RowKeys(
-        match_level=_text(record.get("match_level")) or UNKNOWN_MATCH_LEVEL,
-        county=_text(record.get("county_fips")) or NOT_LOCATED,
-        rating=_text(record.get("risk_rating")) or NO_RATING,
-    )
-
-
-def county_label(record: Mapping[str, Any]) -> str:
-    fips = _text(record.get("county_fips"))
-    if fips is None:
+def county_label(fips: str | None, name: str | None, state: str | None) -> str:
+    if not fips:
         return "Not located"
-    name, state = _text(record.get("county_name")), _text(record.get("county_state"))
     return f"{name or fips}{f', {state}' if state else ''}"
 
 
@@ -56,7 +59,7 @@ def county_label(record: Mapping[str, Any]) -> str:
 class FilterChoice:
     value: str  # what the filter parameter takes
     label: str  # what a person reads
-    rows: int  # records with it
+    rows: int  # rows of the export with it
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,79 +67,72 @@ class FilterChoices:
     match_levels: tuple[FilterChoice, ...]
     counties: tuple[FilterChoice, ...]
     ratings: tuple[FilterChoice, ...]
+    states: tuple[FilterChoice, ...] = ()
+    statuses: tuple[FilterChoice, ...] = ()
+    low_confidence: tuple[FilterChoice, ...] = ()
 
 
-def _ranked(order: tuple[str, ...], last: str):  # noqa: ANN202
+def _ranked(order: tuple[str, ...], last: str | None) -> Callable[[str], tuple[bool, int, str]]:
     """Sort key: the values of `order` in its order, then others by name, then `last`."""
     return lambda value: (value == last, order.index(value) if value in order else len(order), value)
 
 
-class ChoicesTally:
-    """Counts each filter value as records go by (memory grows with counties, never with rows)."""
+def ranked(counts: Iterable[tuple[str, int]], order: tuple[str, ...] = (), last: str | None = None) -> tuple[FilterChoice, ...]:
+    """Counted values as choices labelled by themselves: `order`'s first, others by name, `last` last."""
+    return tuple(FilterChoice(value, value, rows) for value, rows in sorted(counts, key=lambda c: _ranked(order, last)(c[0])))
 
-    def __init__(self) -> None:
-        self._levels: Counter[str] = Counter()
-        self._ratings: Counter[str] = Counter()
-        self._counties: Counter[str] = Counter()
-        self._county_labels: dict[str, str] = {}
 
-    def add(self, keys: RowKeys, record: Mapping[str, Any]) -> None:
-        self._levels[keys.match_level] += 1
-        self._ratings[keys.rating] += 1
-        self._counties[keys.county] += 1
-        if keys.county not in self._county_labels:
-            self._county_labels[keys.county] = county_label(record)
-
-    def add_choices(self, choices: FilterChoices) -> None:
-        """Another tally's choices (a chunk's, merged in input order): counts add up, and each
-        county keeps the label it was first seen with, as if its records had come by here."""
-        self._levels.update({choice.value: choice.rows for choice in choices.match_levels})
-        self._ratings.update({choice.value: choice.rows for choice in choices.ratings})
-        self._counties.update({choice.value: choice.rows for choice in choices.counties})
-        for choice in choices.counties:
-            self._county_labels.setdefault(choice.value, choice.label)
-
-    def choices(self) -> FilterChoices:
-        levels = sorted(self._levels, key=_ranked(MATCH_LEVEL_ORDER, UNKNOWN_MATCH_LEVEL))
-        ratings = sorted(self._ratings, key=_ranked(RATING_ORDER, NO_RATING))
-        # Counties by name; "Not located" last.
-        counties = sorted(self._counties, key=lambda c: (c == NOT_LOCATED, self._county_labels[c].casefold(), c))
-        return FilterChoices(
-            match_levels=tuple(FilterChoice(v, v, self._levels[v]) for v in levels),
-            counties=tuple(FilterChoice(c, self._county_labels[c], self._counties[c]) for c in counties),
-            ratings=tuple(FilterChoice(v, v, self._ratings[v]) for v in ratings),
-        )
+def county_choices(counts: Iterable[tuple[str, str, int]]) -> tuple[FilterChoice, ...]:
+    """(value, label, rows) of each county, by label ("King, WA"); "Not located" last."""
+    return tuple(FilterChoice(value, label, rows) for value, label, rows in
+                 sorted(counts, key=lambda c: (c[0] == NO_COUNTY, c[1].casefold(), c[0])))
 
 
 @dataclass(frozen=True, slots=True)
 class RowFilter:
-    """Each filter set, or None for any value."""
+    """Each filter set, or None for any value. `search` is a text the address holds, in any case."""
 
     match_level: str | None = None
     county: str | None = None
     rating: str | None = None
+    state: str | None = None
+    low_confidence: str | None = None  # YES or NO
+    status: str | None = None
+    search: str | None = None
 
     @property
     def is_empty(self) -> bool:
-        return self.match_level is None and self.county is None and self.rating is None
+        return all(value is None for value in self.chosen().values()) and not self.search
 
-    def passes(self, keys: RowKeys) -> bool:
-        return (
-            (self.match_level is None or keys.match_level == self.match_level)
-            and (self.county is None or keys.county == self.county)
-            and (self.rating is None or keys.rating == self.rating)
-        )
+    def chosen(self) -> dict[str, str | None]:
+        """The filters that take one of the export's values, by parameter name."""
+        return {"match_level": self.match_level, "county": self.county, "rating": self.rating, "state": self.state,
+                "low_confidence": self.low_confidence, "status": self.status}
+
+
+@dataclass(frozen=True, slots=True)
+class RowOrder:
+    """Input order (column None), or by a score column, ascending or descending; unknown scores last."""
+
+    column: str | None = None
+    descending: bool = False
 
 
 def filter_problems(wanted: RowFilter, choices: FilterChoices) -> list[str]:
     """What is wrong with each filter set to a value this export does not have, naming the values it has."""
+    offered = {"match_level": choices.match_levels, "county": choices.counties, "rating": choices.ratings,
+               "state": choices.states, "low_confidence": choices.low_confidence, "status": choices.statuses}
     problems = []
-    for name, value, offered in (
-        ("match_level", wanted.match_level, choices.match_levels),
-        ("county", wanted.county, choices.counties),
-        ("rating", wanted.rating, choices.ratings),
-    ):
-        allowed = [choice.value for choice in offered]
+    for name, value in wanted.chosen().items():
+        allowed = [choice.value for choice in offered[name]]
         if value is not None and value not in allowed:
             problems.append(f"{name} must be one of the values in this export: {', '.join(allowed) or 'none'}.")
+    if wanted.search is not None and len(wanted.search) > MAX_SEARCH:
+        problems.append(f"search must be at most {MAX_SEARCH} characters.")
     return problems
+
+
+def order_problems(order: RowOrder) -> list[str]:
+    if order.column is not None and order.column not in SORT_COLUMNS:
+        return [f"sort must be one of: {', '.join(SORT_COLUMNS)} (or empty for the input order)."]
+    return []
