@@ -2,9 +2,10 @@
 temporary file beside the store and renames it into place when it succeeds, so a reader never sees
 half a file; file IO runs in worker threads so the event loop keeps serving requests.
 
-A composed file (`compose`) is a directory of hard links to its parts, named `<key>+parts` ('+' is
-in no key, so no key can name it or anything in it): making one copies no byte, and the parts'
-own keys can be deleted while it holds their bytes."""
+An export's file composed before issue #27 (its chunks' files put together without a copy) is a
+directory of hard links to its parts, named `<key>+parts` ('+' is in no key, so no key can name
+it or anything in it): it reads, lists and deletes as one file until `perilscope exports convert`
+has made its export a dataset and deleted it. Nothing composes files any more."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import asyncio
 import os
 import shutil
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,14 +57,6 @@ class LocalFileStore:
 
     def _composed(self, key: str) -> Path:
         return self._root / (checked_key(key) + COMPOSED_SUFFIX)
-
-    async def compose(self, key: str, parts: Sequence[str]) -> None:
-        sources = [path for part in parts for path in await self._paths(part)]
-        try:
-            await asyncio.to_thread(_link_composed, sources, self._root / PARTIAL_DIR, self._composed(key))
-        except FileNotFoundError as error:  # a part deleted since it was found
-            raise missing(Path(error.filename).relative_to(self._root).as_posix()) from None
-        await self._unlink(key)  # a composed file replaces one written before under its key
 
     async def _paths(self, key: str) -> list[Path]:
         """The files holding the key's bytes, in order: the file itself, or a composed file's parts."""
@@ -117,7 +110,7 @@ class LocalFileStore:
         stale = [path for path, _, modified in files if modified < written_before.timestamp()]
         for path in stale:
             await asyncio.to_thread(path.unlink, missing_ok=True)
-        # A composed file whose maker died before renaming it into place.
+        # A composed file whose maker died before renaming it into place (before issue #27).
         stale_composed = [path for path in directories if _modified(path) < written_before.timestamp()]
         for path in stale_composed:
             await asyncio.to_thread(_remove_tree, path)
@@ -205,36 +198,6 @@ def _composed_entries(directories: list[Path]) -> list[tuple[Path, int, float]]:
         except FileNotFoundError:
             pass  # deleted since it was listed
     return entries
-
-
-def _link_composed(sources: list[Path], partial_dir: Path, target: Path) -> None:
-    """Links the sources, in order, into a new directory, and renames it into place whole."""
-    building = partial_dir / f"{uuid.uuid4().hex}{COMPOSED_SUFFIX}"
-    building.mkdir(parents=True)
-    try:
-        for place, source in enumerate(sources):
-            os.link(source, building / str(place))
-        _fsync_directory(building)  # the links are on disk before the name points at them
-        target.parent.mkdir(parents=True, exist_ok=True)
-        replaced = partial_dir / f"{uuid.uuid4().hex}{COMPOSED_SUFFIX}"
-        try:
-            target.rename(replaced)  # a composed file made again (a directory is not renamed over)
-        except FileNotFoundError:
-            replaced = None
-        building.rename(target)
-    except BaseException:
-        _remove_tree(building)
-        raise
-    if replaced is not None:
-        _remove_tree(replaced)
-
-
-def _fsync_directory(directory: Path) -> None:
-    handle = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
 
 
 def _remove_tree(directory: Path) -> None:

@@ -7,7 +7,7 @@ AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, an instance role...)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -55,24 +55,6 @@ class S3FileWriter:
                 part = bytes(view[: self._part_size])
             del self._buffer[: self._part_size]
             await self._upload_part(part)
-
-    async def append_object(self, source: str, size: int, pieces: AsyncIterator[bytes]) -> None:
-        """Another object's bytes next: copied inside the store when it can be a part of its own
-        (S3's parts but the last are at least 5 MiB), else streamed through this writer."""
-        if len(self._buffer) >= MIN_PART_SIZE:
-            await self._upload_part(bytes(self._buffer))
-            self._buffer.clear()
-        if self._buffer or size < MIN_PART_SIZE:
-            async for piece in pieces:
-                await self.write(piece)
-            return
-        await self._start_upload()
-        number = len(self._parts) + 1
-        answer = await asyncio.to_thread(
-            self._client.upload_part_copy, Bucket=self._bucket, Key=self._key, UploadId=self._upload_id,
-            PartNumber=number, CopySource={"Bucket": self._bucket, "Key": source},
-        )
-        self._parts.append({"PartNumber": number, "ETag": answer["CopyPartResult"]["ETag"]})
 
     async def _start_upload(self) -> None:
         if self._upload_id is None:
@@ -129,11 +111,6 @@ class S3FileStore:
         except BaseException:
             await writer.abort()
             raise
-
-    async def compose(self, key: str, parts: Sequence[str]) -> None:
-        async with self.open_writer(key) as writer:
-            for part in parts:
-                await writer.append_object(checked_key(part), await self.size(part), self.read(part))
 
     async def read(self, key: str, chunk_size: int = DEFAULT_CHUNK_SIZE) -> AsyncIterator[bytes]:
         try:

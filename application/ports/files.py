@@ -38,13 +38,6 @@ class FileStore(Protocol):
 
     def open_writer(self, key: str) -> AbstractAsyncContextManager[FileWriter]: ...
 
-    async def compose(self, key: str, parts: Sequence[str]) -> None:
-        """The file `key` becomes the parts' bytes, in order, as if one writer had written them;
-        the parts stay as they are. A store that can avoid copying does (the local store links the
-        parts; S3 copies a large part inside the store): a batch's export is its chunks' files. A
-        missing part raises NotFound and leaves nothing."""
-        ...
-
     def read(self, key: str, chunk_size: int = ...) -> AsyncIterator[bytes]:
         """The file's bytes in chunks of at most `chunk_size`; NotFound before the first chunk."""
         ...

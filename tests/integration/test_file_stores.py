@@ -294,59 +294,24 @@ async def write_file(store: FileStore, key: str, content: bytes) -> None:
         await writer.write(content)
 
 
-async def test_a_composed_file_is_its_parts_in_order_and_outlives_them(store: FileStore) -> None:
-    """An export is composed of its chunks' files, whose own keys are deleted once it is stored.
-    A part of 6 MB can be copied inside S3 (its parts but the last are at least 5 MiB); the
-    small ones around it cannot."""
-    big = b"".join(generated(6 * MB))
-    parts = {"jobs/j/out/header": b"Street Address,City\n", "jobs/j/out/0.lines": b"a,1\nb,2\n",
-             "jobs/j/out/1.lines": big, "jobs/j/out/2.lines": b"", "jobs/j/out/3.lines": b"z,9\n"}
-    for key, content in parts.items():
-        await write_file(store, key, content)
-    expected = b"".join(parts.values())
-    await store.compose("exports/u/e.csv", list(parts))
-    for key in parts:
-        await store.delete(key)
-    assert (await read_all(store, "exports/u/e.csv"))[0] == expected
-    assert await store.exists("exports/u/e.csv") and await store.size("exports/u/e.csv") == len(expected)
-    for start, length in ((0, 5), (15, 20), (len(expected) - 10, 50), (30, 6 * MB)):
-        assert await store.read_range("exports/u/e.csv", start, length) == expected[start:start + length]
-    assert [(stored.key, stored.size) async for stored in store.list_files("exports/")] == [
-        ("exports/u/e.csv", len(expected))], "one file, not its parts"
-    await store.delete("exports/u/e.csv")
-    assert not await store.exists("exports/u/e.csv")
-    assert [stored async for stored in store.list_files("exports/")] == []
-
-
-async def test_composing_with_a_missing_part_leaves_nothing(store: FileStore) -> None:
-    await write_file(store, "jobs/j/out/0.lines", b"a\n")
-    with pytest.raises(NotFound):
-        await store.compose("exports/u/e.csv", ["jobs/j/out/0.lines", "jobs/j/out/gone.lines"])
-    assert not await store.exists("exports/u/e.csv")
-    await assert_no_partial_uploads(store)
-
-
-async def test_composed_and_written_files_replace_each_other_and_compose_again(store: FileStore) -> None:
-    await write_file(store, "p/a", b"aa")
-    await write_file(store, "p/b", b"bb")
-    await write_file(store, "e/x", b"written first")
-    await store.compose("e/x", ["p/a", "p/b"])
-    assert (await read_all(store, "e/x"))[0] == b"aabb"
-    await store.compose("e/y", ["e/x", "p/a"])  # a composed file as a part
-    assert (await read_all(store, "e/y"))[0] == b"aabbaa"
-    await store.compose("e/x", ["p/b"])
-    assert (await read_all(store, "e/x"))[0] == b"bb"
-    await write_file(store, "e/x", b"written over")
-    assert (await read_all(store, "e/x"))[0] == b"written over" and await store.size("e/x") == 12
-    assert sorted([stored.key async for stored in store.list_files("e/")]) == ["e/x", "e/y"]
-
-
-async def test_the_local_store_composes_by_linking_not_copying(tmp_path: Path) -> None:
+async def test_a_file_composed_before_the_dataset_reads_lists_and_deletes_as_one_until_converted(tmp_path: Path) -> None:
+    """Before issue #27 an export's CSV and JSON Lines were composed of its chunks' files: on the
+    local store a `<key>+parts` directory of links. Nothing composes now; `perilscope exports
+    convert` reads such a file once (as one file) and deletes it."""
     store = LocalFileStore(tmp_path / "files")
-    await write_file(store, "jobs/j/out/0.jsonl", b"{}\n" * 1000)
-    await store.compose("exports/u/e.jsonl", ["jobs/j/out/0.jsonl"])
-    part = tmp_path / "files" / "jobs/j/out/0.jsonl"
-    assert part.stat().st_nlink == 2, "the export shares the chunk's bytes on disk"
+    composed = tmp_path / "files" / "exports/u/e.jsonl+parts"
+    composed.mkdir(parents=True)
+    parts = [b'{"row": 2}\n', b"", b'{"row": 3}\n' * 1000]
+    for place, content in enumerate(parts):
+        (composed / str(place)).write_bytes(content)
+    expected = b"".join(parts)
+    assert (await read_all(store, "exports/u/e.jsonl"))[0] == expected
+    assert await store.exists("exports/u/e.jsonl") and await store.size("exports/u/e.jsonl") == len(expected)
+    assert await store.read_range("exports/u/e.jsonl", 5, 20) == expected[5:25]
+    assert [(stored.key, stored.size) async for stored in store.list_files("exports/")] == [
+        ("exports/u/e.jsonl", len(expected))], "one file, not its parts"
+    await store.delete("exports/u/e.jsonl")
+    assert not await store.exists("exports/u/e.jsonl") and not composed.exists()
 
 
 async def test_a_composed_file_whose_maker_died_is_discarded(tmp_path: Path) -> None:
@@ -357,34 +322,3 @@ async def test_a_composed_file_whose_maker_died_is_discarded(tmp_path: Path) -> 
     assert await store.discard_unfinished(datetime(2000, 1, 1, tzinfo=UTC)) == 0
     assert await store.discard_unfinished(datetime.now(UTC) + timedelta(days=1)) == 1
     assert not building.exists()
-
-
-async def test_s3_copies_a_large_part_inside_the_store(tmp_path: Path, s3_endpoint: str, s3_credentials: None) -> None:
-    """Parts of 5 MiB or more where S3 allows them (first, or after a full part) are copied by the
-    store itself: none of their bytes is read here. A small part between them is streamed."""
-    client = s3_client(s3_endpoint, "us-east-1")
-    bucket = f"{BUCKET}-{uuid.uuid4().hex[:8]}"
-    client.create_bucket(Bucket=bucket)
-    store = S3FileStore(client, bucket)
-    first, second = b"".join(generated(6 * MB)), b"".join(generated(5 * MB + 3))[::-1]
-    for key, content in (("p/first", first), ("p/small", b"small part\n"), ("p/second", second)):
-        await write_file(store, key, content)
-    read_keys: list[str] = []
-    reading = store.read
-
-    async def counted(key: str, chunk_size: int = MB) -> AsyncIterator[bytes]:
-        read_keys.append(key)  # when its bytes are read, not when the reader is made
-        async for piece in reading(key, chunk_size):
-            yield piece
-
-    store.read = counted  # type: ignore[method-assign]
-    await store.compose("e/big", ["p/first", "p/small", "p/second"])
-    assert read_keys == ["p/small", "p/second"], "the first part was copied inside the store"
-    store.read = reading  # type: ignore[method-assign]
-    assert (await read_all(store, "e/big"))[0] == first + b"small part\n" + second
-    read_keys.clear()
-    store.read = counted  # type: ignore[method-assign]
-    await store.compose("e/two", ["p/first", "p/second"])
-    assert read_keys == [], "two large parts: both copied inside the store"
-    store.read = reading  # type: ignore[method-assign]
-    assert (await read_all(store, "e/two"))[0] == first + second
