@@ -12,7 +12,13 @@ The local store's files are read where they are; the S3 store's are downloaded o
 cache of bounded size (`ParquetCache`). One DuckDB connection serves the process (`connection()`):
 128 MB, two threads, no extension ever installed or loaded from elsewhere; each use takes a cursor
 of its own (`ExportDataset.cursor()`), whose views are its own. DuckDB's calls block: run them in a
-worker thread (asyncio.to_thread) from the event loop."""
+worker thread (asyncio.to_thread) from the event loop.
+
+Within 128 MB, DuckDB answers filters, counts, group-bys and top-N sorts (ORDER BY ... LIMIT) over
+a million rows, but it cannot sort a million wide rows: the `detailed` view's ORDER BY row (its
+joins do not keep the facts' order) is for a page or a few chunks. To read every detailed row,
+read the chunks a few at a time (`cursor(chunks=slice(...))`, as adapters/results/downloads.py
+does): each chunk's scores are in its own scores file, and the chunks are in input order."""
 
 from __future__ import annotations
 
@@ -42,6 +48,8 @@ THREADS = 2
 CACHE_BYTES = 1024 * 1024 * 1024
 # A cached file used this recently is never evicted: a dataset opened for a request reads it.
 CACHE_KEEP_SECONDS = 600
+# Files fetched from the store at once when a dataset opens (S3 requests; local: stat calls).
+FETCHES_AT_ONCE = 8
 
 _lock = threading.Lock()
 _connection: tuple[int, duckdb.DuckDBPyConnection] | None = None
@@ -207,9 +215,15 @@ class ExportDataset:
     async def open(cls, files: FileStore, manifest: ExportManifest, cache: ParquetCache | None = None) -> ExportDataset:
         """The dataset with every chunk file at hand (downloaded to the cache from S3). NotFound
         when one of them is missing. Open one per request: it holds no connection."""
-        facts = [await local_path(files, chunk.facts, cache) for chunk in manifest.chunks]
-        scores = [await local_path(files, chunk.scores, cache) for chunk in manifest.chunks]
-        return cls(manifest, facts, scores)
+        keys = [key for chunk in manifest.chunks for key in (chunk.facts, chunk.scores)]
+        fetching = asyncio.Semaphore(FETCHES_AT_ONCE)
+
+        async def path(key: str) -> str:
+            async with fetching:
+                return await local_path(files, key, cache)
+
+        paths = await asyncio.gather(*(path(key) for key in keys))
+        return cls(manifest, paths[0::2], paths[1::2])
 
     @property
     def user_columns(self) -> list[str]:
