@@ -9,6 +9,7 @@ export const DETAILED_FORMATS: { format: DetailedFormat; label: string; extensio
   { format: 'csv', label: 'Detailed CSV', extension: 'detailed.csv' },
   { format: 'xlsx', label: 'XLSX', extension: 'xlsx' },
   { format: 'jsonl', label: 'JSON Lines', extension: 'jsonl' },
+  { format: 'parquet', label: 'Parquet', extension: 'parquet' },
 ];
 
 /** SPEC §8: 'Download error: {server error field, else error message, else Unknown download error}'. */
@@ -28,7 +29,7 @@ interface Props {
 }
 
 /**
- * Downloads of an export beyond the SPEC CSV: the detailed export as CSV, XLSX or JSON Lines,
+ * Downloads of an export beyond the SPEC CSV: the detailed export as CSV, XLSX, JSON Lines or Parquet,
  * each through the API client (token refresh included) and saved under the server's file name.
  */
 export function ExportDownloads({ filename, compact = false, disabled = false }: Props) {

@@ -358,7 +358,7 @@ describe('the export in each format', () => {
     await user.keyboard('{Enter}');
     expect(toggle).toHaveAttribute('aria-expanded', 'true');
     const formats = screen.getByRole('group', { name: `Other formats of ${FILE}` });
-    expect(within(formats).getAllByRole('button').map((b) => b.textContent)).toEqual(['CSV', 'Detailed CSV', 'XLSX', 'JSON Lines']);
+    expect(within(formats).getAllByRole('button').map((b) => b.textContent)).toEqual(['CSV', 'Detailed CSV', 'XLSX', 'JSON Lines', 'Parquet']);
     await user.click(within(formats).getByRole('button', { name: 'XLSX' }));
     await waitFor(() => expect(saved).toEqual([FILE.replace('.csv', '.xlsx')]));
     expect(asked).toEqual(['xlsx']);

@@ -3,8 +3,11 @@ import { api } from '../../api/api';
 import type { OccupantCoverage, ResultLocation, ScoreReceipt, TractScores } from '../../api/types';
 import { HAZARDS } from '../resultView';
 
-/** The formats of GET /api/exports/{filename}/detailed (the SPEC CSV stays at /api/download). */
-export type DetailedFormat = 'csv' | 'xlsx' | 'jsonl';
+/**
+ * The formats of GET /api/exports/{filename}/detailed (the SPEC CSV stays at /api/download): Parquet
+ * carries the same columns typed, for pandas, DuckDB or a warehouse.
+ */
+export type DetailedFormat = 'csv' | 'xlsx' | 'jsonl' | 'parquet';
 
 export function detailedExportPath(filename: string, format: DetailedFormat): string {
   return `/api/exports/${encodeURIComponent(filename)}/detailed?format=${format}`;
