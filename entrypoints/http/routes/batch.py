@@ -171,7 +171,7 @@ async def download_detailed_export(
     batch: Batch,
     claims: Claims,
     filename: FromPath[str],
-    format: FromQuery[Literal["csv", "xlsx", "jsonl"]] = "csv",  # noqa: A002 - the documented parameter name
+    format: FromQuery[Literal["csv", "xlsx", "jsonl", "parquet"]] = "csv",  # noqa: A002 - the documented parameter name
 ) -> Stream:
     export, written = await batch.detailed_export(claims, filename, format)
     return Stream(

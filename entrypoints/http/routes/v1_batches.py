@@ -13,9 +13,10 @@ from litestar.openapi.spec import Example, OpenAPIFormat, OpenAPIMediaType, Open
 from litestar.params import Body, PathParameter, QueryParameter
 from litestar.response import Stream
 
-from adapters.exports.detailed_writers import FORMATS as EXPORT_FORMATS
+from application.api_batches import FORMATS as API_FORMATS
 from application.api_keys import require_scope
 from application.pages import MAX_OFFSET, PageRequest
+from application.ports.downloads import DETAILED_FILES
 from application.ports.public_api import ApiCaller
 from domain.api_access import ApiScope
 from domain.batch_input import SubmittedAddress
@@ -41,7 +42,7 @@ from entrypoints.http.v1_schema import (
 )
 
 TAGS = ["public API v1"]
-EXPORT_MEDIA_TYPES = tuple(media_type for media_type, _ in EXPORT_FORMATS.values())
+EXPORT_MEDIA_TYPES = tuple(DETAILED_FILES[fmt][0] for fmt in API_FORMATS)
 # 10,000 addresses are about 1 MB of JSON; the largest batch the settings allow, with the longest
 # fields, stays within this (entrypoints/settings.py, API_BATCH_ADDRESSES_CEILING).
 BATCH_BODY_LIMIT = 16 * 1024 * 1024

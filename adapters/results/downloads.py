@@ -1,0 +1,537 @@
+"""An export's downloads (issue #27), made from its dataset (adapters/results/dataset.py) by
+DuckDB queries and streamed: SPEC §3's CSV, and the detailed export as CSV, XLSX, JSON Lines and
+Parquet.
+
+Each format is a projection DuckDB runs over a few chunks at a time (the first chunk alone, so
+the first bytes leave at once; then about `ROWS_PER_QUERY` rows a query), ordered by row, and
+fetched as Arrow batches of `BATCH_ROWS`: memory holds one query's rows, whatever the export's
+size. The CSV lines and the JSON Lines records are made whole by DuckDB (one text a row); the
+bytes of a batch's texts are taken from the Arrow buffer as they are, without a Python object a
+row.
+
+- SPEC CSV: byte for byte what domain/export.py (result_rows, rows_csv) writes for the same rows.
+- Detailed CSV: byte for byte what the detailed export wrote before, from domain/detailed_export.py
+  (the BOM, the header of `detail_columns`, Python's csv quoting and number formatting: DuckDB's
+  text of a DOUBLE is Python's repr), formula-neutralised.
+- JSON Lines: the records' keys as before (`row`, `input`, every column, `address`, `location`,
+  `receipt`, `tract`, `perils`, `ratings`); nothing neutralised (not a spreadsheet format).
+- XLSX: xlsxwriter in constant-memory mode: numbers as numbers (a user's cell that is a plain
+  number too), text neutralised, the header frozen with filters, and a sheet describing the columns.
+- Parquet: the detailed columns, typed (low_confidence a boolean), the user's values as they came.
+
+DuckDB's calls block: each runs in a worker thread."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import re
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from adapters.results.dataset import ExportDataset, ParquetCache
+from application.ports.downloads import DETAILED_FILES
+from application.ports.files import FileStore
+from application.ports.results import ExportManifest
+from domain.detailed_export import ANSWER_COLUMN_NAMES, ANSWER_COLUMNS, detail_columns, user_column_names
+from domain.export import EXPORT_COLUMNS, FORMULA_TRIGGERS, export_header
+from domain.nri_release import TRACT_SCORES_NOTE
+from domain.occupancy import UNKNOWN
+from domain.perils import HAZARDS, TOTAL_FIELD
+from domain.row_facts import COUNTY, TRACT, input_name
+
+FORMATS = DETAILED_FILES
+SOURCES = (
+    "FEMA National Risk Index (county scores; this product uses FEMA's NRI but is not endorsed by FEMA)",
+    "HUD-USPS ZIP-County crosswalk; Geocorr 2022 and Census places (county choice)",
+    "City business registries (occupants), City of Seattle building benchmarking (buildings)",
+)
+ROWS_PER_QUERY = 20_000  # rows a query sorts and hands out (a few chunks); its rows are what memory holds
+BATCH_ROWS = 4096  # rows a fetched Arrow batch: a piece of the download
+READ_PIECE = 1024 * 1024  # the finished XLSX is read out in pieces of this size
+PARQUET_COMPRESSION = "zstd"
+# A user's cell written as a number in XLSX: a plain decimal (no leading zero, as a ZIP code or an
+# ID has, and at most 15 digits before the point, which a double keeps exactly), thousands
+# separated by commas or not.
+PLAIN_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]{0,14}|[1-9][0-9]{0,2}(?:,[0-9]{3}){1,4})(?:\.[0-9]+)?")
+
+_TRIGGERS_SQL = "[" + ", ".join(f"chr({ord(t)})" for t in FORMULA_TRIGGERS) + "]"
+
+
+# --- SQL pieces ---------------------------------------------------------------------------------
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _neutralised(expr: str) -> str:
+    """domain/export.safe_cell in SQL: text a spreadsheet would run as a formula gets a quote."""
+    return f"CASE WHEN list_contains({_TRIGGERS_SQL}, left({expr}, 1)) THEN '''' || {expr} ELSE {expr} END"
+
+
+def _csv_text(expr: str) -> str:
+    """A text cell as Python's csv writer writes it (QUOTE_MINIMAL, '\\r\\n' lines): neutralised,
+    quoted when it holds a comma, a quote or a line break; empty for null and ''."""
+    cell = f"({_neutralised(expr)})"
+    return (f"CASE WHEN {expr} IS NULL THEN '' WHEN regexp_matches({cell}, '[,\"\\r\\n]')"
+            f" THEN '\"' || replace({cell}, '\"', '\"\"') || '\"' ELSE {cell} END")
+
+
+def _csv_number(expr: str) -> str:
+    # DuckDB writes a DOUBLE as Python's repr does (shortest round trip), an integer as str().
+    return f"COALESCE(CAST({expr} AS VARCHAR), '')"
+
+
+def _csv_line(cells: Sequence[str]) -> str:
+    return "concat(" + ", ',', ".join(cells) + ", chr(13), chr(10))"
+
+
+def _is_text(kind: str) -> bool:
+    return kind.upper() == "VARCHAR"
+
+
+# --- streaming ------------------------------------------------------------------------------------
+
+
+def query_groups(manifest: ExportManifest, rows_per_query: int = ROWS_PER_QUERY) -> list[slice]:
+    """The manifest's chunks in groups a query each: the first chunk alone (the download starts
+    as soon as it is read), then chunks together up to `rows_per_query` rows."""
+    count = len(manifest.chunks)
+    if count == 0:
+        return [slice(0, 0)]
+    groups = [slice(0, 1)]
+    start, rows = 1, 0
+    for index in range(1, count):
+        rows += manifest.chunks[index].rows
+        if rows >= rows_per_query:
+            groups.append(slice(start, index + 1))
+            start, rows = index + 1, 0
+    if start < count:
+        groups.append(slice(start, count))
+    return groups
+
+
+def _next_batch(reader: pa.RecordBatchReader) -> pa.RecordBatch | None:
+    try:
+        return reader.read_next_batch()
+    except StopIteration:
+        return None
+
+
+async def _batches(dataset: ExportDataset, sql: str) -> AsyncIterator[pa.RecordBatch]:
+    """The query's rows over each group of the dataset's chunks in turn, as Arrow batches."""
+    for group in query_groups(dataset.manifest):
+        with dataset.cursor(group) as cursor:
+            reader = await asyncio.to_thread(lambda c=cursor: c.sql(sql).to_arrow_reader(BATCH_ROWS))
+            while (batch := await asyncio.to_thread(_next_batch, reader)) is not None:
+                if batch.num_rows:
+                    yield batch
+
+
+def _texts_bytes(column: pa.Array) -> bytes:
+    """A text column's values one after the other, as Arrow holds them (no object per value)."""
+    if not len(column):
+        return b""
+    _, offsets_buffer, data = column.buffers()
+    offsets = memoryview(offsets_buffer).cast("q" if pa.types.is_large_string(column.type) else "i")
+    start, end = offsets[column.offset], offsets[column.offset + len(column)]
+    return data[start:end].to_pybytes()
+
+
+async def _lines(dataset: ExportDataset, sql: str) -> AsyncIterator[bytes]:
+    """The bytes of the query's one text column (a line a row), a batch at a time."""
+    async for batch in _batches(dataset, sql):
+        yield _texts_bytes(batch.column(0))
+
+
+def _column_kinds(dataset: ExportDataset, relation: str) -> list[tuple[str, str]]:
+    with dataset.cursor(slice(0, 0)) as cursor:
+        return [(row[0], row[1]) for row in cursor.execute(f"DESCRIBE {relation}").fetchall()]
+
+
+# --- SPEC CSV -----------------------------------------------------------------------------------
+
+
+def _spec_csv_sql() -> str:
+    occupant = "o"
+    cells = {
+        "address": "CASE WHEN k = 1 THEN f.address ELSE NULL END",
+        "name": f"COALESCE(NULLIF({occupant}.name, ''), '{UNKNOWN}')",
+        "vicinity": f"COALESCE(NULLIF({occupant}.vicinity, ''), '{UNKNOWN}')",
+        "types": f"CASE WHEN len({occupant}.types) > 0 THEN array_to_string({occupant}.types, ',') ELSE '{UNKNOWN}' END",
+        "business_status": f"COALESCE(NULLIF({occupant}.business_status, ''), '{UNKNOWN}')",
+        "Top3_Scores_Combined": "c.top3_combined",
+        "naics_code": f"COALESCE(NULLIF({occupant}.naics_code, ''), 'N/A')",
+    }
+    numbers = {
+        "lat": f"COALESCE({occupant}.lat, f.lat)",
+        "lng": f"COALESCE({occupant}.lng, f.lng)",
+        "Total_Score": 'c."Total_Score"',
+    }
+    line = _csv_line([_csv_text(cells[name]) if name in cells else _csv_number(numbers[name]) for name in EXPORT_COLUMNS])
+    return (
+        f"SELECT {line} AS line FROM ("
+        " SELECT f.*, k, f.occupants[k] AS o FROM (SELECT *, unnest(range(1, greatest(len(occupants), 1) + 1)) AS k FROM facts) AS f"
+        ") AS f"
+        f" LEFT JOIN (SELECT * FROM scores WHERE level = '{COUNTY}') AS c"
+        " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
+        " ORDER BY f.row, f.k"
+    )
+
+
+# --- detailed CSV -------------------------------------------------------------------------------
+
+
+def _detailed_csv_sql(kinds: Sequence[tuple[str, str]]) -> str:
+    cells = [_csv_text(_q(name)) if _is_text(kind) else _csv_number(_q(name)) for name, kind in kinds]
+    return f'SELECT line FROM (SELECT "row", {_csv_line(cells)} AS line FROM detailed) ORDER BY "row"'
+
+
+def _csv_header(user_columns: Sequence[str]) -> bytes:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\r\n").writerow(detail_columns(user_columns))
+    return buffer.getvalue().encode("utf-8-sig")  # the BOM makes Excel read UTF-8
+
+
+# --- JSON Lines -----------------------------------------------------------------------------------
+
+
+def _object(pairs: Sequence[tuple[str, str]]) -> str:
+    return "json_object(" + ", ".join(f"{_text(key)}, {expr}" for key, expr in pairs) + ")"
+
+
+def _hazard_pairs(alias: str, prefix: str = "") -> list[tuple[str, str]]:
+    return [(f"{prefix}{h.code}_{kind}", f'{alias}."{h.code}_{kind}"') for h in HAZARDS for kind in ("Score", "Rating")]
+
+
+def _perils(alias: str) -> str:
+    return _object([(h.field_name, f'{alias}."{h.code}_Score"') for h in HAZARDS] + [(TOTAL_FIELD, f'{alias}."Total_Score"')])
+
+
+def _ratings(alias: str) -> str:
+    return _object([(h.code, f'{alias}."{h.code}_Rating"') for h in HAZARDS] + [("Total", f"{alias}.risk_rating")])
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """The names, a repeated one numbered ('Notes', 'Notes (2)'): keys of one object, columns of one file."""
+    seen: set[str] = set()
+    unique = []
+    for name in names:
+        candidate, number = name, 1
+        while candidate in seen:
+            number += 1
+            candidate = f"{name} ({number})"
+        seen.add(candidate)
+        unique.append(candidate)
+    return unique
+
+
+def _jsonl_sql(user_columns: Sequence[str]) -> str:
+    """domain/detailed_export's record (input_record | answer_record), not neutralised, built by DuckDB."""
+    inputs = [(name, f"f.{input_name(i)}") for i, name in enumerate(unique_names(user_columns))]
+    own = [
+        ("status", "f.status"), ("message", "f.message"), ("normalized_address", "f.normalized_address"),
+        ("match_level", "f.match_level"), ("lat", "f.lat"), ("lng", "f.lng"), ("county_fips", "f.county_fips"),
+        ("county_name", "f.county_name"), ("county_state", "f.county_state"), ("county_method", "f.county_method"),
+        ("county_confidence", "f.county_confidence"),
+        ("low_confidence", "CASE WHEN f.low_confidence THEN 'yes' ELSE 'no' END"),
+        ("alternative_counties", "f.alternative_counties"), ("tract_geoid", "f.tract_geoid"),
+        ("nri_version", "f.nri_version"), ("property_name", "f.property_name"), ("year_built", "f.year_built"),
+        ("property_type", "f.property_type"), ("floors", "f.floors"),
+        ("gross_floor_area_sqft", "f.gross_floor_area_sqft"), ("parking_area_sqft", "f.parking_area_sqft"),
+        ("largest_use", "f.largest_use"), ("occupant_count", "f.occupant_count"), ("naics_codes", "f.naics_codes"),
+        ("data_as_of", "f.data_as_of"),
+        ("tract_Total_Score", 't."Total_Score"'), ("tract_risk_rating", "t.risk_rating"),
+        ("tract_nri_version", "f.tract_nri_version"), ("tract_note", "f.tract_note"),
+        *_hazard_pairs("t", "tract_"),
+    ]
+    alternative = _object([
+        ("county_fips", "a.county_fips"), ("county_name", "a.county_name"), ("state", "a.state"), ("share", "a.share"),
+        ("Total_Score", "a.total_score"), ("risk_rating", "a.risk_rating"),
+    ])
+    location = _object([
+        ("method", "f.county_method"), ("county_fips", "f.county_fips"), ("county_name", "f.county_name"),
+        ("state", "f.county_state"), ("confidence", "f.county_confidence"), ("low_confidence", "f.low_confidence"),
+        ("alternatives", f"list_transform(COALESCE(f.alternatives, []), lambda a: {alternative})"),
+        ("notes", "COALESCE(f.location_notes, [])"), ("source", "f.locator"), ("tract_geoid", "f.tract_geoid"),
+        ("match_level", "f.match_level"), ("lat", "f.lat"), ("lng", "f.lng"),
+    ])
+    county_level = _object([("geography_level", f"'{COUNTY}'"), ("geoid", "f.county_fips"), ("nri_version", "f.nri_version")])
+    tract_level = _object([("geography_level", f"'{TRACT}'"), ("geoid", "t.geoid"), ("nri_version", "f.tract_nri_version")])
+    dataset = _object([("dataset", "d.dataset"), ("version", "d.version"), ("as_of", "d.as_of")])
+    receipt = _object([
+        ("nri_version", "f.nri_version"),
+        ("county_fips", "CASE WHEN f.scored THEN f.county_fips END"),
+        ("county_name", "CASE WHEN f.scored THEN f.county_name END"),
+        ("state", "CASE WHEN f.scored THEN f.county_state END"),
+        ("geography_level", f"CASE WHEN f.scored THEN '{COUNTY}' END"),
+        ("geocode_match", "f.match_level"), ("lat", "f.lat"), ("lng", "f.lng"),
+        ("providers", _object([(name, f"f.{name}") for name in ("geocoder", "places", "perils", "property_records", "tract_perils")])),
+        ("score_geographies", f"list_concat(CASE WHEN f.scored THEN [{county_level}] ELSE [] END,"
+                              f" CASE WHEN f.tract_scored THEN [{tract_level}] ELSE [] END)"),
+        ("scored_at", "f.scored_at"),
+        ("datasets", f"list_transform(COALESCE(f.datasets, []), lambda d: {dataset})"),
+        ("from_cache", "f.from_cache"), ("cache_max_age_hours", "f.cache_max_age_hours"),
+    ])
+    tract = _object([
+        ("geography_level", f"'{TRACT}'"), ("tract_geoid", "t.geoid"), ("county_fips", "f.tract_county_fips"),
+        ("nri_version", "f.tract_nri_version"), ("tract_from", "f.tract_from"), ("perils", _perils("t")),
+        ("ratings", _ratings("t")), ("Total_Score", 't."Total_Score"'), ("Top3_Scores_Combined", "t.top3_combined"),
+        ("notes", "COALESCE(f.tract_notes, [])"), ("about", _text(TRACT_SCORES_NOTE)),
+    ])
+    scores = [
+        ("Total_Score", 'c."Total_Score"'), ("risk_rating", "c.risk_rating"), ("top_3", "COALESCE(c.top_3, '')"),
+        *_hazard_pairs("c"),
+    ]
+    record = _object([
+        ("row", "f.row"), ("input", _object(inputs) if inputs else "json_object()"), *own,
+        ("address", "f.address"), ("location", location), ("receipt", receipt),
+        ("tract", f"CASE WHEN f.tract_scored THEN {tract} END"),
+        *scores, ("perils", _perils("c")), ("ratings", _ratings("c")),
+    ])
+    return (
+        f"SELECT line FROM (SELECT f.row, CAST({record} AS VARCHAR) || chr(10) AS line FROM facts AS f"
+        f" LEFT JOIN (SELECT * FROM scores WHERE level = '{COUNTY}') AS c"
+        " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
+        f" LEFT JOIN (SELECT * FROM scores WHERE level = '{TRACT}') AS t"
+        " ON f.tract_scored AND t.geoid IS NOT DISTINCT FROM f.tract_geoid"
+        " AND t.nri_version IS NOT DISTINCT FROM f.tract_nri_version"
+        ") ORDER BY row"
+    )
+
+
+# --- Parquet ------------------------------------------------------------------------------------
+
+
+def download_column_names(user_columns: Sequence[str]) -> list[str]:
+    """The Parquet download's column names: the user's as uploaded (a repeat numbered), then ours,
+    renamed only where a user's column has the name already."""
+    user = unique_names(user_columns)
+    taken = set(user)
+    return user + [name if name not in taken else f"{name} (PerilScope)" for name in ANSWER_COLUMN_NAMES]
+
+
+def _parquet_sql(user_columns: Sequence[str]) -> str:
+    sources = [input_name(i) for i in range(len(user_columns))] + list(ANSWER_COLUMN_NAMES)
+    exprs = ["low_confidence = 'yes'" if source == "low_confidence" else _q(source) for source in sources]
+    selected = ", ".join(f"{expr} AS {_q(name)}" for expr, name in zip(exprs, download_column_names(user_columns), strict=True))
+    return f'SELECT {selected} FROM (SELECT * FROM detailed ORDER BY "row")'
+
+
+class _Sink:
+    """A file-like sink the Parquet writer writes to; what it has written is taken out in pieces."""
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+        self._position = 0
+        self.closed = False
+
+    def write(self, data: bytes) -> int:
+        piece = bytes(data)
+        self._pieces.append(piece)
+        self._position += len(piece)
+        return len(piece)
+
+    def tell(self) -> int:
+        return self._position
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    def take(self) -> bytes:
+        taken = b"".join(self._pieces)
+        self._pieces.clear()
+        return taken
+
+
+async def _parquet(dataset: ExportDataset) -> AsyncIterator[bytes]:
+    sink = _Sink()
+    writer: pq.ParquetWriter | None = None
+    group: list[pa.RecordBatch] = []
+    rows = 0
+
+    def write(batches: list[pa.RecordBatch]) -> bytes:
+        nonlocal writer
+        table = pa.Table.from_batches(batches)
+        if writer is None:
+            writer = pq.ParquetWriter(sink, table.schema, compression=PARQUET_COMPRESSION)
+        writer.write_table(table, row_group_size=len(table))
+        return sink.take()
+
+    async for batch in _batches(dataset, _parquet_sql(dataset.user_columns)):
+        group.append(batch)
+        rows += batch.num_rows
+        if rows >= ROWS_PER_QUERY // 2:
+            yield await asyncio.to_thread(write, group)
+            group, rows = [], 0
+    if group:
+        yield await asyncio.to_thread(write, group)
+    if writer is None:  # no rows: the file with its columns
+        with dataset.cursor(slice(0, 0)) as cursor:
+            schema = cursor.sql(_parquet_sql(dataset.user_columns)).to_arrow_table().schema
+        writer = pq.ParquetWriter(sink, schema, compression=PARQUET_COMPRESSION)
+    writer.close()
+    yield sink.take()
+
+
+# --- XLSX -----------------------------------------------------------------------------------------
+
+
+def _user_cell(value: str | None) -> str | float | None:
+    """A user's cell in XLSX: a plain number as a number, other text neutralised, empty as nothing."""
+    if value is None or value == "":
+        return None
+    if PLAIN_NUMBER.fullmatch(value):
+        return float(value.replace(",", ""))
+    return "'" + value if value.startswith(FORMULA_TRIGGERS) else value
+
+
+def _answer_cell(value: object) -> object:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+        return "'" + value
+    return value
+
+
+class _Workbook:
+    """An XLSX of the detailed rows, filled a batch at a time (each call in a worker thread)."""
+
+    def __init__(self, path: Path, user_columns: Sequence[str], rows: int) -> None:
+        import xlsxwriter  # here, not at the top: only an XLSX download needs it (server memory)
+
+        self._users = len(user_columns)
+        self._user_columns = list(user_columns)
+        self._book = xlsxwriter.Workbook(
+            str(path),
+            {"constant_memory": True, "tmpdir": str(path.parent), "strings_to_formulas": False,
+             "strings_to_urls": False, "strings_to_numbers": False, "nan_inf_to_errors": True},
+        )
+        self._rows = self._book.add_worksheet("Rows")
+        self._header = self._book.add_format({"bold": True})
+        names = detail_columns(user_columns)
+        for column, name in enumerate(names):
+            self._rows.write_string(0, column, name, self._header)
+        self._rows.freeze_panes(1, 0)
+        self._rows.autofilter(0, 0, max(rows, 1), len(names) - 1)
+        self._next_row = 1
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        columns = [column.to_pylist() for column in batch.columns]
+        sheet, users = self._rows, self._users
+        for offset in range(batch.num_rows):
+            row = self._next_row + offset
+            for index, values in enumerate(columns):
+                value = _user_cell(values[offset]) if index < users else _answer_cell(values[offset])
+                if value is None:
+                    continue
+                if isinstance(value, str):
+                    sheet.write_string(row, index, value)
+                else:
+                    sheet.write_number(row, index, value)
+        self._next_row += batch.num_rows
+
+    def close(self) -> None:
+        about = self._book.add_worksheet("Columns")
+        about.write_row(0, 0, ["Column", "What it holds"], self._header)
+        for index, name in enumerate(user_column_names(self._user_columns), start=1):
+            about.write_string(index, 0, name)
+            about.write_string(index, 1, "Your own column, as uploaded")
+        for index, (name, meaning) in enumerate(ANSWER_COLUMNS, start=self._users + 1):
+            about.write_string(index, 0, name)
+            about.write_string(index, 1, meaning)
+        start = self._users + len(ANSWER_COLUMNS) + 2
+        about.write_string(start, 0, "Sources", self._header)
+        for offset, source in enumerate(SOURCES, start=1):
+            about.write_string(start + offset, 0, source)
+        self._book.close()
+
+
+def _xlsx_sql(user_columns: Sequence[str]) -> str:
+    # low_confidence stays 'yes'/'no' text, as in the CSV.
+    names = [input_name(i) for i in range(len(user_columns))] + list(ANSWER_COLUMN_NAMES)
+    return f'SELECT {", ".join(_q(name) for name in names)} FROM (SELECT * FROM detailed ORDER BY "row")'
+
+
+async def _xlsx(dataset: ExportDataset) -> AsyncIterator[bytes]:
+    folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="perilscope-xlsx-"))
+    try:
+        path = folder / "export.xlsx"
+        book = await asyncio.to_thread(_Workbook, path, dataset.user_columns, dataset.manifest.rows)
+        async for batch in _batches(dataset, _xlsx_sql(dataset.user_columns)):
+            await asyncio.to_thread(book.add, batch)
+        await asyncio.to_thread(book.close)
+        handle = await asyncio.to_thread(path.open, "rb")
+        try:
+            while piece := await asyncio.to_thread(handle.read, READ_PIECE):
+                yield piece
+        finally:
+            await asyncio.to_thread(handle.close)
+    finally:
+        await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+# --- the adapter ----------------------------------------------------------------------------------
+
+
+class ResultDownloads:
+    """`ExportQueries.spec_csv` and `.detailed` (application/ports/results.py): an export's
+    downloads from its dataset, on any FileStore (the S3 store's files through the local cache)."""
+
+    formats = tuple(FORMATS)
+
+    def __init__(self, files: FileStore, cache: ParquetCache | None = None) -> None:
+        self._files = files
+        self._cache = cache
+
+    async def _open(self, manifest: ExportManifest) -> ExportDataset:
+        return await ExportDataset.open(self._files, manifest, self._cache)
+
+    def spec_csv(self, manifest: ExportManifest) -> AsyncIterator[bytes]:
+        async def pieces() -> AsyncIterator[bytes]:
+            dataset = await self._open(manifest)
+            yield export_header().encode()
+            async for piece in _lines(dataset, _spec_csv_sql()):
+                yield piece
+
+        return pieces()
+
+    def detailed(self, manifest: ExportManifest, fmt: str) -> AsyncIterator[bytes]:
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}")
+        makers: dict[str, Callable[[ExportDataset], AsyncIterator[bytes]]] = {
+            "csv": _detailed_csv, "jsonl": _jsonl, "xlsx": _xlsx, "parquet": _parquet,
+        }
+
+        async def pieces() -> AsyncIterator[bytes]:
+            dataset = await self._open(manifest)
+            async for piece in makers[fmt](dataset):
+                yield piece
+
+        return pieces()
+
+
+async def _detailed_csv(dataset: ExportDataset) -> AsyncIterator[bytes]:
+    yield _csv_header(dataset.user_columns)
+    kinds = await asyncio.to_thread(_column_kinds, dataset, "detailed")
+    async for piece in _lines(dataset, _detailed_csv_sql(kinds)):
+        yield piece
+
+
+async def _jsonl(dataset: ExportDataset) -> AsyncIterator[bytes]:
+    async for piece in _lines(dataset, _jsonl_sql(dataset.user_columns)):
+        yield piece
