@@ -9,18 +9,20 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-import pyarrow as pa
-import pyarrow.json as pa_json
-import pyarrow.parquet as pq
 
-from adapters.results.schema import COMPRESSION, FACTS_SUFFIX, SCORES_SCHEMA, SCORES_SUFFIX, facts_schema
 from application.ports.files import FileStore
 from application.ports.results import WrittenChunk
 from domain.lookup_result import LookupResult
 from domain.row_facts import ANSWER_FACT_FIELDS, answer_facts, input_name, score_key, score_rows
+
+if TYPE_CHECKING:  # pyarrow (and numpy with it) loads when a chunk is written, not with the server
+    import pyarrow as pa
+
+FACTS_SUFFIX, SCORES_SUFFIX = ".facts.parquet", ".scores.parquet"
+COMPRESSION = "zstd"
 
 # Rows per Parquet row group: a viewer page or a chunk's slice reads one group, not the file.
 ROW_GROUP_ROWS = 16_384
@@ -43,7 +45,6 @@ class ChunkTable:
 
     def __init__(self, user_columns: Sequence[str] | int) -> None:
         self.user_columns = user_columns if isinstance(user_columns, int) else len(user_columns)
-        self._schema = facts_schema(self.user_columns)
         self._inputs = tuple(input_name(i) for i in range(self.user_columns))
         self._lines = bytearray()
         self._rows = 0
@@ -96,9 +97,13 @@ class ChunkTable:
         self.add_facts(facts_row["row"], [facts_row.get(name) for name in self._inputs], facts_row, scores)
 
     def facts_table(self) -> pa.Table:
-        return _read_json(bytes(self._lines), self._schema)
+        from adapters.results.schema import facts_schema
+
+        return _read_json(bytes(self._lines), facts_schema(self.user_columns))
 
     def scores_table(self) -> pa.Table:
+        from adapters.results.schema import SCORES_SCHEMA
+
         names = SCORES_SCHEMA.names
         lines = b"".join(_encode({name: row.get(name) for name in names}) + b"\n" for row in self._scores.values())
         return _read_json(lines, SCORES_SCHEMA)
@@ -120,6 +125,8 @@ _encode = msgspec.json.Encoder().encode
 
 
 def _read_json(lines: bytes, schema: pa.Schema) -> pa.Table:
+    import pyarrow.json as pa_json
+
     if not lines:
         return schema.empty_table()
     # Blocks as large as the rows, so that no row is ever cut (one answer's facts fit in far less).
@@ -130,6 +137,8 @@ def _read_json(lines: bytes, schema: pa.Schema) -> pa.Table:
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
+    import pyarrow.parquet as pq
+
     buffer = io.BytesIO()
     pq.write_table(table, buffer, compression=COMPRESSION, row_group_size=ROW_GROUP_ROWS, use_dictionary=True)
     return buffer.getvalue()

@@ -11,8 +11,6 @@ import pyarrow as pa
 from domain.perils import HAZARDS
 from domain.row_facts import ANSWER_FACT_FIELDS, SCORE_KEY_FIELDS, SCORE_VALUE_FIELDS, input_name
 
-FACTS_SUFFIX, SCORES_SUFFIX = ".facts.parquet", ".scores.parquet"
-COMPRESSION = "zstd"
 
 _TEXT, _FLOAT, _INT, _BOOL = pa.string(), pa.float64(), pa.int64(), pa.bool_()
 _TEXTS = pa.list_(_TEXT)
