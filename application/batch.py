@@ -12,7 +12,7 @@ import re
 import uuid
 
 import msgspec
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
@@ -43,13 +43,14 @@ from application.ports.batch import (
     CLIENT,
     BatchJob,
     BatchStore,
-    DetailedExportWriter,
     ExportFile,
     JobQueue,
     UploadedFile,
     WrittenFile,
 )
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, JobChunks
+from application.ports.downloads import DETAILED_FILES
+from application.ports.results import ExportQueries, read_manifest
 from application.ports.clock import Clock
 from application.ports.files import FileStore
 from application.ports.metrics import Metrics
@@ -110,7 +111,7 @@ class BatchService:
         clock: Clock,
         queue: Callable[[], JobQueue],
         allowance: BatchAllowance,
-        detailed_writer: DetailedExportWriter,
+        downloads: ExportQueries,
         chunks: ChunkStore,
         files: FileStore,
         policy: ChunkPolicy = ChunkPolicy(),
@@ -132,7 +133,7 @@ class BatchService:
                                    slice_seconds=slice_seconds, metrics=metrics,
                                    storage_limit=allowance.limits.storage_bytes)
         self._ended = ended or NoBatchEndedListener()
-        self._detailed_writer = detailed_writer
+        self._downloads = downloads  # an export's downloads, queries over its dataset
         self._allowance = allowance
         self._lookup = lookup
         self._searches = searches
@@ -535,9 +536,13 @@ class BatchService:
         return await self._export_of(caller.user_id, name)
 
     async def export_csv(self, caller: AccessClaims, name: str) -> tuple[ExportFile, AsyncIterator[bytes]]:
-        """The caller's export and its CSV, streamed from the store."""
+        """The caller's export and its SPEC CSV, streamed: a batch's made from its dataset by a
+        query, rows a client sent (or an export from before, not converted yet) from their file."""
         export = await self._export_of(caller.user_id, name)
-        pieces = await export_bytes(self._files, self._store, export, detailed=False)
+        if export.manifest_key is not None:
+            pieces = self._downloads.spec_csv(await read_manifest(self._files, export.manifest_key))
+        else:
+            pieces = await export_bytes(self._files, self._store, export, detailed=False)
         if pieces is None:
             raise NotFound("Export not found")
         return export, await primed(pieces)
@@ -568,21 +573,25 @@ class BatchService:
         return await self.detailed_export_of(caller.user_id, name, fmt)
 
     async def detailed_export_of(self, user_id: str, name: str, fmt: str) -> tuple[ExportFile, WrittenFile]:
-        """The user's detailed export as a file of that format, streamed from its stored records
-        (XLSX is built first, in a temporary file), or NotFound saying why there is none."""
+        """The user's detailed export as a file of that format (application/ports/downloads.py),
+        made from its dataset as it is sent (XLSX is built first, in a temporary file), or
+        NotFound saying why there is none: rows a client sent have no dataset."""
         export = await self._export_of(user_id, name)
-        records = await export_bytes(self._files, self._store, export, detailed=True)
-        if records is None:
+        if export.manifest_key is None:
             raise NotFound(NO_DETAIL)
-        stem = f"{export.name.rsplit('.', 1)[0]}_detailed"
+        if fmt not in DETAILED_FILES:
+            raise InvalidInput(f"Unknown export format {fmt[:20]!r}: send {', '.join(DETAILED_FILES)}.",
+                               code="unsupported_format")
+        manifest = await read_manifest(self._files, export.manifest_key)
+        media_type, extension = DETAILED_FILES[fmt]
         end = await self._heavy.begin(user_id, "download")
         try:
-            written = self._detailed_writer.write(records, list(export.detail_columns), fmt, stem)
-            chunks = await primed(written.chunks)
+            chunks = await primed(self._downloads.detailed(manifest, fmt))
         except BaseException:
             await end()
             raise
-        return export, replace(written, chunks=ending_with(chunks, end))
+        name = f"{export.name.rsplit('.', 1)[0]}_detailed.{extension}"
+        return export, WrittenFile(name, media_type, ending_with(chunks, end))
 
     def eta_seconds(self, job: BatchJob) -> int | None:
         return eta_seconds(job, self._clock.now())

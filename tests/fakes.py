@@ -964,10 +964,10 @@ def in_memory_batch(
         limits=BatchLimits(storage_bytes=storage_bytes, upload_retention=timedelta(hours=24)),
         roles=DictRoles(lookup.users),
     )
-    from adapters.exports.detailed_writers import DetailedExportFiles
+    from adapters.results.downloads import ResultDownloads
 
     chunks, files = InMemoryChunkStore(store), files or InMemoryFileStore()
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
-                           queue=lambda: queue, allowance=allowance, detailed_writer=DetailedExportFiles(),
+                           queue=lambda: queue, allowance=allowance, downloads=ResultDownloads(files),
                            chunks=chunks, files=files, policy=policy, worker_id="test-worker:1", ended=ended)
     return BatchWorld(service, lookup, store, queue, rows, chunks, files)

@@ -74,7 +74,7 @@ def _cell(value: object) -> object:
 
 
 def expected_detailed_csv(user_columns: Sequence[str], rows: Sequence[Row]) -> bytes:
-    """As adapters/exports/detailed_writers.as_csv wrote the stored records (before issue #27)."""
+    """As the detailed CSV was written from the stored records before issue #27 (detailed_writers.as_csv)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(detail_columns(user_columns))
