@@ -115,10 +115,12 @@ async def run(rows: int, unique: bool) -> None:
         finished = await container.batch().job(caller, job.id)
         assert finished.status == "done", finished
         export = await container.batch().export(caller, finished.export_name)
+        stored = await stored_bytes(container.file_store(), export)
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
             f"{rows:>7,} addresses  upload to export ready {elapsed:6.1f} s  {rows / elapsed:7,.0f} addresses/s  "
-            f"export {export.size_bytes / 1e6:5.1f} MB  peak RSS {peak_mb:5.0f} MB\n"
+            f"export {export.size_bytes / 1e6:5.1f} MB  stored {stored / rows:7,.0f} bytes per row  "
+            f"peak RSS {peak_mb:5.0f} MB\n"
             # CPU time holds still on a machine others are using too, where wall time does not.
             f"{'':>7}  CPU {cpu:6.1f} s  {rows / cpu:7,.0f} addresses per CPU-second"
         )
@@ -159,6 +161,7 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_co
                 cpus_during = [_spent(cpu_seconds(process.pid, with_children=bool(workers)), before)
                                for process, before in zip(processes, cpus_before)]
                 summaries = portfolio_times(client, jobs[0]["export_filename"])
+            stored = asyncio.run(stored_bytes_over_http(env, [job["export_filename"] for job in jobs]))
             if not workers:  # the server's local workers are its children
                 processes += [_Process(pid) for pid in child_pids(processes[0].pid)]
             # Each process on its own: a local worker is not the server's memory.
@@ -174,6 +177,7 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_co
     print(f"  upload {uploaded - started:6.1f} s; upload to export downloaded {elapsed:6.1f} s  "
           f"{rows / elapsed:7,.0f} rows/s  export {exported / 1e6:5.1f} MB "
           f"(seen done at {seen_done - started:.1f} s, downloaded in {elapsed - (seen_done - started):.1f} s)")
+    print(f"  stored: {stored / 1e6:7.1f} MB, {stored / rows:7,.0f} bytes per row (the export's files in the store)")
     print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
         f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
     print("  CPU seconds (since each process started): " + ", ".join(
@@ -185,6 +189,38 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_co
         f"{what} {first:.2f} s / {again:.2f} s" for what, (first, again) in summaries.items()))
     if workers:
         print(work_shares(log_paths))
+
+
+async def stored_bytes(files, export) -> int:  # noqa: ANN001 - a FileStore, an ExportFile
+    """The bytes the store holds for the export: each of its files (`keys`; for a columnar
+    export, its manifest and every chunk file the manifest names) counted once, as stored."""
+    from application.ports.results import read_manifest
+
+    keys = set(export.keys)
+    if export.manifest_key:
+        keys |= {export.manifest_key, *(await read_manifest(files, export.manifest_key)).keys}
+    return sum([await files.size(key) for key in keys])
+
+
+async def stored_bytes_over_http(env: dict[str, str], export_names: list[str]) -> int:
+    """The stored bytes of the server's exports of these names, read from its database and file
+    store (the bench's own: it set both)."""
+    from sqlalchemy import select
+
+    from adapters.db.batch_tables import ExportFileRow
+    from entrypoints.container import build_container
+
+    container = build_container(Settings.from_env(env))
+    try:
+        total = 0
+        for name in export_names:
+            async with container.session_factory()() as session:
+                user_id = await session.scalar(select(ExportFileRow.user_id).where(ExportFileRow.name == name))
+            export = await container.batch_store().export(user_id, name)
+            total += await stored_bytes(container.file_store(), export)
+        return total
+    finally:
+        await container.engine().dispose()
 
 
 def split_input(content: bytes, count: int) -> list[bytes]:
