@@ -60,9 +60,10 @@ def facts_of(line: int, user_values: Iterable[str | None | tuple[str, str | None
 def answer_facts(result: LookupResult) -> dict[str, Any]:
     """The facts of an answer, the same for every row with the same address (a batch keeps them
     for its repeats): the detailed export's own columns (domain/detailed_export), typed, and the
-    parts its record and the SPEC CSV make of the answer."""
+    parts its record and the SPEC CSV make of the answer. Its keys are ANSWER_FACT_FIELDS (in
+    another order: the files' order is the schema's)."""
     location, provenance, tract = result.location, result.provenance, result.tract_perils
-    facts = _own_fields(result) | {
+    return _own_fields(result) | {
         "low_confidence": location.low_confidence,
         "address": address_text(result),
         "alternatives": [
@@ -94,7 +95,6 @@ def answer_facts(result: LookupResult) -> dict[str, Any]:
         "scored": result.perils is not None,
         "tract_scored": tract is not None,
     }
-    return {name: facts[name] for name in ANSWER_FACT_FIELDS}
 
 
 def score_rows(result: LookupResult, known: Container[tuple[str, str | None, str | None]] = ()) -> list[dict[str, Any]]:

@@ -43,7 +43,8 @@ def test_the_facts_and_score_rows_give_back_every_field_of_the_detailed_record(r
 @given(answers())
 def test_a_facts_row_has_every_field_once_and_a_score_row_per_set_of_scores(result) -> None:  # noqa: ANN001
     row = facts_of(7, ["a", None], result)
-    assert list(row) == ["row", "input_0", "input_1", *ANSWER_FACT_FIELDS]
+    assert list(row)[:3] == ["row", "input_0", "input_1"] and set(list(row)[3:]) == set(ANSWER_FACT_FIELDS)
+    assert len(row) == 3 + len(ANSWER_FACT_FIELDS)
     levels = [score_key(s)[0] for s in score_rows(result)]
     assert levels == ([COUNTY] if result.perils is not None else []) + ([TRACT] if result.tract_perils else [])
     assert row["scored"] is (result.perils is not None) and row["tract_scored"] is (result.tract_perils is not None)
