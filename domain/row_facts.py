@@ -119,7 +119,7 @@ def score_rows(result: LookupResult, known: Container[tuple[str, str | None, str
 # The score rows made last, by key, with the scores they were made of: the rows of one county
 # share its scores object (the reference index's), so a batch makes each county's row once.
 _MADE: dict[tuple[str, str | None, str | None], tuple[PerilScores, dict[str, Any]]] = {}
-_MADE_AT_MOST = 8192
+_MADE_AT_MOST = 4096  # ~2 KB a row: a few MB at most
 
 
 def score_row(level: str, geoid: str | None, nri_version: str | None, scores: PerilScores) -> dict[str, Any]:

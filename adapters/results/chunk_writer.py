@@ -120,7 +120,7 @@ class ChunkTable:
         return WrittenChunk(facts_key, scores_key, self.rows, len(facts), len(scores))
 
 
-ENCODED_ANSWERS = 4096
+ENCODED_ANSWERS = 1024  # a repeated address is usually near its first row; each kept costs ~3 KB
 _encode = msgspec.json.Encoder().encode
 
 

@@ -232,3 +232,33 @@ def test_writing_and_reading_a_dataset_never_imports_pandas(tmp_path: Path) -> N
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+async def test_requests_for_one_file_at_once_fetch_it_once(tmp_path: Path) -> None:
+    files = LocalFileStore(tmp_path / "store")
+    async with files.open_writer("x/a.parquet") as writer:
+        await writer.write(b"a" * 5000)
+    reads = 0
+    original = files.read
+
+    def counted(key: str, chunk_size: int = 1024) -> Any:  # noqa: ANN401
+        nonlocal reads
+        reads += 1
+        return original(key, chunk_size)
+
+    files.read = counted  # type: ignore[method-assign]
+    cache = ParquetCache(tmp_path / "cache")
+    paths = await asyncio.gather(*(cache.path_of(files, "x/a.parquet") for _ in range(5)))
+    assert len(set(paths)) == 1 and reads == 1 and paths[0].read_bytes() == b"a" * 5000
+
+
+async def test_the_writer_port_makes_tables_and_keys(tmp_path: Path) -> None:
+    from adapters.results.chunk_writer import ParquetChunkWriter
+
+    writer = ParquetChunkWriter()
+    table = writer.new_table(["TIV"])
+    table.add(2, ["5"], sample_answer())
+    facts_key, scores_key = writer.chunk_keys("jobs/j/out/3.a2")
+    assert (facts_key, scores_key) == ("jobs/j/out/3.a2.facts.parquet", "jobs/j/out/3.a2.scores.parquet")
+    written = await table.write(LocalFileStore(tmp_path), facts_key, scores_key)
+    assert written.size_bytes == (tmp_path / facts_key).stat().st_size + (tmp_path / scores_key).stat().st_size
