@@ -5,7 +5,7 @@ Every row of the export is checked: once each, in input order, and one export pe
 from __future__ import annotations
 
 import asyncio
-import json
+import io
 import os
 import signal
 import subprocess
@@ -16,12 +16,14 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from sqlalchemy import delete, func, select
 
 from adapters.db.account_tables import UserRow
 from adapters.db.batch_tables import BatchChunkRow, ExportFileRow
 from application.ports.accounts import AccessClaims
+from application.ports.results import read_manifest
 from domain.accounts import Role
 from entrypoints.container import Container, build_container
 from tests.conftest import STRONG_PASSWORD, _unavailable, settings_for_tests
@@ -113,11 +115,13 @@ class Cluster:
         assert exports == 1
         export = await self.container.batch().export(self.caller, job.export_name)
         files = self.container.file_store()
-        detail = (await collected(files.read(export.detail_key))).decode()
-        records = [json.loads(line) for line in detail.splitlines() if line]
-        assert [record["input"]["Ref"] for record in records] == [str(n) for n in range(ROWS)]
-        assert [record["row"] for record in records] == list(range(2, ROWS + 2))
-        assert (await collected(files.read(export.csv_key))).decode().count("Pine St, Seattle, WA") == ROWS
+        manifest = await read_manifest(files, export.manifest_key)
+        assert manifest.rows == ROWS and manifest.user_columns[4] == "Ref"
+        facts = [row for chunk in manifest.chunks for row in pq.read_table(
+            io.BytesIO(await collected(files.read(chunk.facts))), columns=["row", "input_4", "address"]).to_pylist()]
+        assert [row["input_4"] for row in facts] == [str(n) for n in range(ROWS)]
+        assert [row["row"] for row in facts] == list(range(2, ROWS + 2))
+        assert sum("Pine St, Seattle, WA" in row["address"] for row in facts) == ROWS
 
 
 @pytest.fixture
