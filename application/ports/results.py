@@ -117,10 +117,9 @@ class ChunkResultWriter(Protocol):
         ...
 
 
-class ExportQueries(Protocol):
-    """An export's dataset (its manifest) answered by queries: downloads streamed in pieces, with
-    memory that does not grow with the export. The viewer's and the portfolio's request and answer
-    types are their modules' (application/export_rows.py, application/portfolio.py)."""
+class ExportDownloadQueries(Protocol):
+    """An export's downloads (adapters/results/downloads.py), streamed in pieces with memory
+    that does not grow with the export."""
 
     def spec_csv(self, manifest: ExportManifest) -> AsyncIterator[bytes]:
         """SPEC §3's CSV, byte for byte as domain/export.py writes it for the same rows."""
@@ -130,8 +129,23 @@ class ExportQueries(Protocol):
         """The detailed export in one of DETAILED_FORMATS."""
         ...
 
+
+class ExportRowQueries(Protocol):
+    """The viewer's pages (adapters/results/viewer.py); the request and answer types are
+    application/export_rows.py's."""
+
     async def rows_page(self, manifest: ExportManifest, query: Any) -> Any:  # noqa: ANN401
         ...
 
+
+class ExportPortfolioQueries(Protocol):
+    """The portfolio's group-bys (adapters/results/portfolio.py); the request and answer types
+    are application/portfolio.py's."""
+
     async def portfolio(self, manifest: ExportManifest, query: Any) -> Any:  # noqa: ANN401
         ...
+
+
+class ExportQueries(ExportDownloadQueries, ExportRowQueries, ExportPortfolioQueries, Protocol):
+    """An export's dataset (its manifest) answered by queries: all of the above. A service that
+    needs one part may ask for that part's port alone (each adapter implements one)."""
