@@ -117,18 +117,25 @@ class ParquetCache:
             raise
 
     def evict(self) -> int:
-        """Removes the least recently used copies beyond `max_bytes`; returns how many."""
+        """Removes the least recently used copies beyond `max_bytes`, and downloads a dead
+        process left unfinished; returns how many copies went. Other processes may share the
+        directory: a file gone meanwhile is simply not counted."""
         entries = []
         total = 0
+        recent = time.time() - self.keep_seconds
         with os.scandir(self.directory) as found:
             for entry in found:
-                if entry.name.startswith(".") or not entry.is_file():
+                try:
+                    stat = entry.stat()
+                except FileNotFoundError:
                     continue
-                stat = entry.stat()
+                if entry.name.startswith("."):
+                    if entry.name.endswith(".part") and stat.st_mtime < recent - 3600:
+                        Path(entry.path).unlink(missing_ok=True)
+                    continue
                 entries.append((stat.st_mtime, stat.st_size, entry.path))
                 total += stat.st_size
         removed = 0
-        recent = time.time() - self.keep_seconds
         for modified, size, path in sorted(entries):
             if total <= self.max_bytes or modified >= recent:
                 break
