@@ -11,33 +11,19 @@ import logging
 import re
 import uuid
 
-import msgspec
 from dataclasses import dataclass
 from datetime import datetime
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
-from application.answered_rows import AnsweredRows
 from application.batch_files import chunk_text, pieces, stored_rows, upload_key, write_bytes, write_utf8
 from application.batch_limits import BatchAllowance, BatchUsage, RowReservation, batch_storage_estimate
 from application.batch_runner import ChunkPolicy, ChunkRunner
-from application.collector import collector_paused
 from application.errors import InvalidInput, NotFound
 from application.heavy_work import HeavyWork, Uncapped, ending_with
 from application.lookup import BATCH, LookupService
-from application.portfolio_tally import encode_tally
 from application.repeat_answers import RepeatAnswers
-from application.result_files import (
-    ScratchFiles,
-    delete_files,
-    export_bytes,
-    export_keys,
-    merge_parts,
-    primed,
-    stored_size,
-    with_parts_read_ahead,
-)
-from application.rows_index import StoredIndexMerger
+from application.result_files import delete_files, export_bytes, export_keys, primed, stored_keys
 from application.ports.accounts import AccessClaims
 from application.ports.batch import (
     CLIENT,
@@ -50,6 +36,7 @@ from application.ports.batch import (
 )
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, JobChunks
 from application.ports.downloads import DETAILED_FILES
+from application.ports.results import ChunkResultWriter, ChunkRows, ExportManifest, ManifestChunk, manifest_key, write_manifest
 from application.ports.results import ExportQueries, read_manifest
 from application.ports.clock import Clock
 from application.ports.files import FileStore
@@ -60,11 +47,10 @@ from application.search_quota import MonthlyCharge
 from application.time_slices import SLICE_SECONDS, TimeSlices
 from domain.batch_input import AddressRow, BatchCsvReader, SubmittedAddress, UploadCaps, submitted_csv
 from domain.chunks import header_and_body, next_row_after
-from domain.export import export_header, export_rows, result_rows, rows_csv, to_csv
-from domain.detailed_export import ScoreTexts
+from domain.export import export_rows, to_csv
 from domain.lookup_result import NOT_PROCESSED, LookupResult, not_located, with_location_note
 from domain.occupancy import address_from_parts
-from domain.portfolio import PortfolioTally
+from domain.row_facts import answer_facts, score_rows
 from domain.quota import month_key
 
 NO_DETAIL = (
@@ -80,6 +66,10 @@ CLIENT_SUPPLIED_NAME = "client-supplied"
 EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.csv$")
 API_BATCH_NAME = "api-batch.csv"  # the stored upload of a public API batch; its export is api-batch_export_...
 log = logging.getLogger("perilscope.batch")
+Answer = tuple[dict[str, Any], list[dict[str, Any]]]  # an answer's facts and its score rows
+# What an answer's facts and score rows take in memory, about: a few dozen values each (a county's
+# score row has 36 scores and ratings), more with occupants and alternatives.
+ANSWER_BYTES = 6 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +104,7 @@ class BatchService:
         downloads: ExportQueries,
         chunks: ChunkStore,
         files: FileStore,
+        results: ChunkResultWriter,
         policy: ChunkPolicy = ChunkPolicy(),
         worker_id: str = "local",
         slice_seconds: float = SLICE_SECONDS,
@@ -127,9 +118,10 @@ class BatchService:
         self._chunks = chunks
         self._files = files
         self.caps = caps
-        self._repeats: RepeatAnswers[tuple[str, bytes]] = RepeatAnswers(size_of=_answer_bytes)
-        self._score_texts = ScoreTexts(msgspec.json.encode)
-        self._runner = ChunkRunner(store, chunks, files, clock, queue, policy, worker_id, answers=self,
+        self._results = results
+        # An answer's facts and score rows, shared by the repeats of its address within a job.
+        self._repeats: RepeatAnswers[Answer] = RepeatAnswers(size_of=_answer_bytes)
+        self._runner = ChunkRunner(store, chunks, files, results, clock, queue, policy, worker_id, answers=self,
                                    slice_seconds=slice_seconds, metrics=metrics,
                                    storage_limit=allowance.limits.storage_bytes)
         self._ended = ended or NoBatchEndedListener()
@@ -332,18 +324,21 @@ class BatchService:
             log.exception("the batch-ended listener failed", extra={"job_id": job_id})
 
     async def answer_rows(self, job_id: str, rows: Iterable[AddressRow], slices: TimeSlices) -> ChunkResult:
-        """A chunk's rows: each row's lines of the SPEC export and its detailed JSON Lines record,
-        in order. Kept as text and bytes (application/answered_rows.py), not objects for the
-        garbage collector."""
-        answered = AnsweredRows()
+        """A chunk's rows as its table: each row's facts (its values as they came, its answer's
+        facts) and the scores its answer used, in order."""
+        table: ChunkRows | None = None
+        columns: tuple[str, ...] = ()
         async for row in slices.each(rows):
+            if table is None:
+                columns, table = row.columns, self._results.new_table(row.columns)
             # Portfolios repeat addresses; an answer is computed once and shared by the repeats.
             answer = self._repeats.get(job_id, row.one_line)
             if answer is None:
-                answer = self._answer_texts(await self._answer(row))
+                result = await self._answer(row)
+                answer = (answer_facts(result), score_rows(result))
                 self._repeats.put(job_id, row.one_line, answer)
-            answered.add(row, answer)
-        return answered.result()
+            table.add_facts(row.line, row.values, *answer)
+        return ChunkResult(table or self._results.new_table(()), columns)
 
     async def give_back(self, job: BatchJob) -> None:
         """A job whose export could not be kept (no room in its owner's storage) gave them nothing:
@@ -358,58 +353,39 @@ class BatchService:
     def failed_rows(self, rows: Iterable[AddressRow], reason: str) -> ChunkResult:
         """Rows given up: each kept in its place, not located, with the reason and what to do."""
         note = ROW_FAILED.format(reason=reason)
-        answered = AnsweredRows()
         now = self._clock.now().isoformat()
+        table: ChunkRows | None = None
+        columns: tuple[str, ...] = ()
+        count = 0
         for row in rows:
-            answered.add(row, self._answer_texts(
-                not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED)))
-        return answered.result(rows_failed=answered.count, error=reason)
+            if table is None:
+                columns, table = row.columns, self._results.new_table(row.columns)
+            table.add(row.line, row.values, not_located(row.one_line, note, now, str(uuid.uuid4()), method=NOT_PROCESSED))
+            count += 1
+        return ChunkResult(table or self._results.new_table(()), columns, rows_failed=count, error=reason)
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
-        """The export's files from the chunks' results, in input order. Its CSV, its detailed
-        records and its viewer's index of rows are composed of the chunks' files (the local store
-        links them, S3 copies inside the store): no row passes through here. The index's arrays
-        and the portfolio tally (every variant) are merged from the parts each chunk made of its
-        records (result_files.merge_parts) and stored beside the export: no record is decoded
-        here, and memory holds the index's arrays and the tally, whatever the export's size."""
+        """The export: a manifest of the chunks' files, in input order, checked to hold every row
+        once. Nothing is copied, composed or read: the chunks' files are the export's. Its size is
+        every file's, as stored (the chunks' sizes were recorded as they were written)."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         now = self._clock.now()
         export_id = str(uuid.uuid4())
-        keys = export_keys(job.user_id, export_id)
-        tally, index = PortfolioTally.every_variant(), StoredIndexMerger()
+        chunks: list[ManifestChunk] = []
         user_columns: tuple[str, ...] = ()
-        expected_row = 0
-        scratch = ScratchFiles(self._files, f"jobs/{job.id}/out/assembly-{export_id}")
-        lines_parts, detail_parts = [await scratch.write("header", export_header().encode())], []
-        rows_parts: list[str] = []
-        try:
-            with collector_paused():  # hundreds of parts decoded and merged (application/collector.py)
-                async for output, parts in with_parts_read_ahead(self._files, results):
-                    expected_row = next_row_after(output.plan, expected_row)
-                    user_columns = user_columns or output.detail_columns
-                    index_name = str(output.plan.index)
-                    lines_parts.append(output.lines_key or await scratch.write(
-                        f"{index_name}.lines", (output.legacy_lines or "").encode()))
-                    detail_parts.append(output.detail_key or await scratch.write(
-                        f"{index_name}.jsonl", (output.legacy_detail or "").encode()))
-                    rows = await merge_parts(self._files, output, parts, index, tally)
-                    rows_parts.append(rows if isinstance(rows, str) else await scratch.write(f"{index_name}.rows", rows))
-            # The arrays read back or viewed, not copied whole.
-            rows_parts.append(await scratch.write_pieces("rows-tail", index.stored_tail_pieces()))
-            await self._files.compose(keys.csv, lines_parts)
-            await self._files.compose(keys.detail, detail_parts)
-            await self._files.compose(keys.rows_index, rows_parts)
-            await write_bytes(self._files, keys.summary, encode_tally(tally))
-            # Every file the export keeps counts against its owner's storage, as stored.
-            size = await stored_size(self._files, (keys.csv, keys.detail, keys.summary, keys.rows_index))
-        except BaseException:
-            await delete_files(self._files, [keys.csv, keys.detail, keys.summary, keys.rows_index])
-            raise
-        finally:
-            await scratch.delete()  # what the export needs of them it holds now
+        rows = size = 0
+        async for output in results:
+            rows = next_row_after(output.plan, rows)
+            if output.facts_key is None or output.scores_key is None:
+                raise ValueError(f"chunk {output.plan.index} has no result files")
+            user_columns = user_columns or output.user_columns
+            chunks.append(ManifestChunk(index=output.plan.index, first_row=output.plan.first_row,
+                                        rows=output.plan.row_count, facts=output.facts_key, scores=output.scores_key))
+            size += output.size_bytes
+        key = manifest_key(job.user_id, export_id)
+        size += await write_manifest(self._files, key, ExportManifest(list(user_columns), rows, chunks))
         return ExportFile(id=export_id, user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
-                          exported_at=now, job_id=job.id, csv_key=keys.csv, detail_key=keys.detail,
-                          summary_key=keys.summary, rows_index_key=keys.rows_index, size_bytes=size,
+                          exported_at=now, job_id=job.id, manifest_key=key, size_bytes=size,
                           detail_columns=user_columns)
 
     async def job_chunks(self, caller: AccessClaims, job_id: str) -> JobChunks | None:
@@ -438,11 +414,6 @@ class BatchService:
         )
         await self._add_upload_or_delete(upload)
         return await self.start(caller, upload.id)
-
-    def _answer_texts(self, result: LookupResult) -> tuple[str, bytes]:
-        """An answer's SPEC export lines and its detailed record's answer part, shared by repeats."""
-        top3 = self._score_texts.top3_combined(result.perils)
-        return rows_csv(result_rows(result, top3)), self._score_texts.record_json(result)
 
     async def _answer(self, row: AddressRow) -> LookupResult:
         # The CSV already separates the parts; they are read by the single lookup's rule (README, "Addresses").
@@ -557,7 +528,7 @@ class BatchService:
         deleted = await self._store.delete_export(caller.user_id, name) if valid_export_name(name) else None
         if deleted is None:
             raise NotFound("Export not found")
-        await delete_files(self._files, deleted.keys)
+        await delete_files(self._files, await stored_keys(self._files, deleted))
 
     async def purge_uploads(self) -> int:
         """Retention: free the uploads no job needs any more (their exports stay), files too.
@@ -620,8 +591,9 @@ class BatchService:
         return job_ids
 
 
-def _answer_bytes(answer: tuple[str, bytes]) -> int:
-    return len(answer[0]) + len(answer[1])
+def _answer_bytes(answer: Answer) -> int:
+    facts, scores = answer
+    return ANSWER_BYTES + 1024 * (len(scores) + len(facts.get("occupants") or ()) + len(facts.get("alternatives") or ()))
 
 
 def _safe_display_name(filename: str) -> str:

@@ -14,6 +14,7 @@ from adapters.db.engine import create_engine, create_session_factory, is_sqlite
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
 from adapters.results.downloads import ResultDownloads
+from adapters.results.chunk_writer import ParquetChunkWriter
 from adapters.files.local import LocalFileStore
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
@@ -409,7 +410,8 @@ class Container(containers.DeclarativeContainer):
     batch = providers.Singleton(
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
         allowance=batch_allowance, downloads=providers.Singleton(ResultDownloads, files=file_store),
-        chunks=chunk_store, files=file_store, policy=chunk_policy, worker_id=providers.Callable(worker_identity),
+        chunks=chunk_store, files=file_store, results=providers.Singleton(ParquetChunkWriter),
+        policy=chunk_policy, worker_id=providers.Callable(worker_identity),
         ended=batch_ended_listener, metrics=metrics,
         caps=providers.Factory(
             UploadCaps, max_rows=settings.provided.batch_max_rows, max_bytes=settings.provided.upload_max_bytes

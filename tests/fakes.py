@@ -645,6 +645,7 @@ class _StoredChunk:
     result: ChunkFiles | None = None
     error: str | None = None
     finished_at: datetime | None = None
+    rows_answered: int = 0
 
 
 class InMemoryChunkStore:
@@ -732,10 +733,14 @@ class InMemoryChunkStore:
         held = (chunk.status, chunk.attempts, chunk.lease_owner) == ("running", claimed.attempt, claimed.owner)
         return chunk if held else None
 
-    async def renew(self, chunk: ClaimedChunk, lease_until: datetime) -> bool:
+    async def renew(self, chunk: ClaimedChunk, lease_until: datetime, answered: int | None = None) -> bool:
         if (held := self._held(chunk)) is None:
             return False
         held.lease_expires_at = lease_until
+        if answered is not None and (answered := min(answered, chunk.plan.row_count)) > held.rows_answered:
+            job = self._jobs.jobs[chunk.job_id]
+            self._jobs.jobs[job.id] = replace(job, done=job.done + answered - held.rows_answered)
+            held.rows_answered = answered
         return True
 
     async def complete(self, chunk: ClaimedChunk, result: ChunkFiles, now: datetime) -> bool:
@@ -745,7 +750,8 @@ class InMemoryChunkStore:
         held.finished_at = now
         held.lease_expires_at = None
         job = self._jobs.jobs[chunk.job_id]
-        self._jobs.jobs[job.id] = replace(job, done=job.done + chunk.plan.row_count)
+        self._jobs.jobs[job.id] = replace(job, done=job.done + chunk.plan.row_count - held.rows_answered)
+        held.rows_answered = chunk.plan.row_count
         return True
 
     async def release(self, chunk: ClaimedChunk, error: str, now: datetime) -> bool:
@@ -798,7 +804,7 @@ class InMemoryChunkStore:
     async def results(self, job_id: str) -> AsyncIterator[ChunkOutput]:
         for chunk in self.chunks[job_id]:
             result = chunk.result
-            yield ChunkOutput(chunk.plan, result.lines_key, result.detail_key, result.detail_columns)
+            yield ChunkOutput(chunk.plan, result.facts_key, result.scores_key, result.size_bytes, result.user_columns)
 
     async def finish(self, job_id: str, owner: str, export: ExportFile, now: datetime,
                      storage_limit: int | None = None) -> bool:
@@ -852,12 +858,6 @@ class InMemoryFileStore:
         yield writer
         self.files[checked_key(key)] = bytes(writer.data)
 
-    async def compose(self, key: str, parts: Sequence[str]) -> None:
-        for part in parts:
-            if part not in self.files:
-                raise missing(part)
-        self.files[checked_key(key)] = b"".join(self.files[part] for part in parts)
-
     async def read(self, key: str, chunk_size: int | None = None) -> AsyncIterator[bytes]:
         if key not in self.files:
             raise missing(key)
@@ -898,6 +898,21 @@ async def collected(chunks: AsyncIterator[bytes]) -> bytes:
     return b"".join([chunk async for chunk in chunks])
 
 
+async def stored_facts(files: object, export: ExportFile, columns: list[str] | None = None) -> list[dict[str, object]]:
+    """A batch export's facts rows (adapters/results/schema.py), in the manifest's order, read
+    from its chunks' Parquet files in any FileStore (tests only)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    from application.ports.results import read_manifest
+
+    assert export.manifest_key is not None, "not a dataset"
+    manifest = await read_manifest(files, export.manifest_key)  # type: ignore[arg-type]
+    return [row for chunk in manifest.chunks for row in pq.read_table(
+        io.BytesIO(await collected(files.read(chunk.facts))), columns=columns).to_pylist()]  # type: ignore[attr-defined]
+
+
 class _MemoryWriter:
     def __init__(self) -> None:
         self.data = bytearray()
@@ -935,8 +950,22 @@ class BatchWorld:
     files: InMemoryFileStore
 
     def export_text(self, export: ExportFile, detailed: bool = False) -> str:
-        """The stored CSV (or detailed JSON Lines) of an export."""
+        """The stored CSV (or detailed JSON Lines) of an export that is not a dataset (rows a client sent)."""
         return self.files.text(export.detail_key if detailed else export.csv_key)
+
+    def export_facts(self, export: ExportFile) -> list[dict[str, object]]:
+        """A batch export's facts rows (adapters/results/schema.py), in the manifest's order, read
+        from its chunks' Parquet files as stored (tests only)."""
+        import io
+
+        import pyarrow.parquet as pq
+
+        from application.ports.results import decode_manifest
+
+        assert export.manifest_key is not None, "not a dataset"
+        manifest = decode_manifest(self.files.files[export.manifest_key])
+        return [row for chunk in manifest.chunks
+                for row in pq.read_table(io.BytesIO(self.files.files[chunk.facts])).to_pylist()]
 
     async def run(self, job_id: str) -> None:
         """The job's task, then every chunk task it and its chunks send, as a worker would."""
@@ -964,10 +993,12 @@ def in_memory_batch(
         limits=BatchLimits(storage_bytes=storage_bytes, upload_retention=timedelta(hours=24)),
         roles=DictRoles(lookup.users),
     )
+    from adapters.results.chunk_writer import ParquetChunkWriter
     from adapters.results.downloads import ResultDownloads
 
     chunks, files = InMemoryChunkStore(store), files or InMemoryFileStore()
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
                            queue=lambda: queue, allowance=allowance, downloads=ResultDownloads(files),
-                           chunks=chunks, files=files, policy=policy, worker_id="test-worker:1", ended=ended)
+                           chunks=chunks, files=files, results=ParquetChunkWriter(), policy=policy,
+                           worker_id="test-worker:1", ended=ended)
     return BatchWorld(service, lookup, store, queue, rows, chunks, files)

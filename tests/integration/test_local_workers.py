@@ -5,7 +5,6 @@ once and in order; they stop when told and when their server is gone."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
@@ -23,7 +22,7 @@ from entrypoints.container import build_container
 from adapters.db.batch_tables import BatchChunkRow
 from entrypoints.local_workers import READY, LocalWorkers, worker_environment
 from tests.conftest import STRONG_PASSWORD, settings_for_tests
-from tests.fakes import collected
+from tests.fakes import stored_facts
 from tests.integration.test_chunk_workers import ZIPS
 
 pytestmark = pytest.mark.parametrize("migrated_database_url", ["sqlite"], indirect=True)
@@ -78,8 +77,8 @@ async def test_a_local_worker_shares_a_job_with_the_server(migrated_database_url
         finished = await container.batch().job(caller, job.id)
         assert (finished.status, finished.done, finished.total) == ("done", ROWS, ROWS)
         export = await container.batch().export(caller, finished.export_name)
-        detail = (await collected(container.file_store().read(export.detail_key))).decode()
-        assert [json.loads(line)["input"]["Ref"] for line in detail.splitlines()] == [str(n) for n in range(ROWS)]
+        facts = await stored_facts(container.file_store(), export, ["input_4"])
+        assert export.detail_columns[4] == "Ref" and [row["input_4"] for row in facts] == [str(n) for n in range(ROWS)]
         owners = await _chunk_owners(container, job.id)
         assert len(owners) == ROWS // CHUNK_ROWS
         assert len(set(owners)) == 2, f"the server and its worker both ran chunks: {sorted(set(owners))}"
