@@ -30,13 +30,19 @@ from adapters.db.writer import SqlWriter
 from adapters.files.local import LocalFileStore
 from adapters.results.dataset import ExportDataset
 from adapters.results.legacy_exports import LegacyExportConverter, facts_of_record, score_rows_of_record, unneutralised
+from application.ports.files import FileStore
 from application.ports.results import read_manifest
 from domain.detailed_export import answer_record, input_record, neutralised, user_column_names
 from domain.export import export_header, result_rows, rows_csv, safe_cell
 from domain.lookup_result import LookupResult
 from domain.row_facts import ANSWER_FACT_FIELDS, answer_facts, answer_record_of, input_name, score_rows, spec_rows_of
 from entrypoints.migrate import upgrade_to_head
+from tests.integration.test_file_stores import s3_credentials, s3_endpoint, store
 from tests.support.result_dataset import Row, answers, batch_rows, write_dataset
+
+# The local store and S3 against moto's server: the FileStore contract's own fixtures.
+pytestmark = pytest.mark.xdist_group("s3_server")
+__all__ = ["s3_credentials", "s3_endpoint", "store"]
 
 USER_COLUMNS = ["policy", "=TIV"]  # a header a spreadsheet would run: neutralised in the old records
 
@@ -44,14 +50,14 @@ USER_COLUMNS = ["policy", "=TIV"]  # a header a spreadsheet would run: neutralis
 class World:
     """A migrated SQLite database (a copy of `template`) and a local file store."""
 
-    def __init__(self, directory: Path, template: Path) -> None:
+    def __init__(self, directory: Path, template: Path, files: FileStore | None = None) -> None:
         shutil.copyfile(template, directory / "convert.db")
         self.url = f"sqlite+aiosqlite:///{directory / 'convert.db'}"
         self.engine = create_engine(self.url)
         self.sessions = create_session_factory(self.engine)
         self.writer = SqlWriter(self.sessions)
-        self.files = LocalFileStore(directory / "files")
         self.root = directory / "files"
+        self.files = files or LocalFileStore(self.root)
 
     def converter(self, chunk_rows: int = 3) -> LegacyExportConverter:
         return LegacyExportConverter(self.sessions, self.writer, self.files, chunk_rows=chunk_rows)
@@ -179,7 +185,7 @@ async def assert_converted_equals_direct(world: World, user_id: str, export_id: 
     csv_text, records = old_export_texts(rows, USER_COLUMNS)
     again_csv, again_records = old_texts_again(converted)
     assert again_csv == csv_text, "the SPEC CSV differs"
-    assert again_records == [json.loads(line) for line in records.splitlines()], "the JSON Lines records differ"
+    assert again_records == [json.loads(line) for line in records.split("\n") if line], "the JSON Lines records differ"
     converted_back = read_back(converted)
     direct_back = read_back(await ExportDataset.open(world.files, direct.manifest))
     assert converted_back[0] == direct_back[0], "the detailed rows differ"
@@ -341,6 +347,38 @@ def test_a_conversion_cut_short_is_taken_up_by_the_next_run(scratch: Path, templ
 
             assert (report.converted, report.rows) == (1, len(rows))
             await assert_converted_equals_direct(world, user_id, export_id, rows)
+        finally:
+            await world.engine.dispose()
+
+    run(scenario())
+
+
+@ONE_EXAMPLE
+@given(rows=A_FEW_ROWS)
+def test_the_conversion_works_alike_on_the_local_store_and_on_s3(scratch: Path, template: Path, store: FileStore,
+                                                                 rows: list[Row]) -> None:
+    assume(len(rows) >= 4)
+    world = World(scratch, template, files=store)
+
+    async def scenario() -> None:
+        try:
+            user_id = await world.user()
+            export_id = await add_old_export(world, user_id, rows)
+            old = await world.row(export_id)
+
+            report = await world.converter().convert_all()
+
+            assert (report.converted, report.rows) == (1, len(rows))
+            for key in (old.csv_key, old.detail_key, old.summary_key, old.rows_index_key):
+                assert not await store.exists(key)
+            row = await world.row(export_id)
+            manifest = await read_manifest(store, row.manifest_key)
+            assert row.size_bytes == sum([await store.size(key) for key in (row.manifest_key, *manifest.keys)])
+            csv_text, records = old_export_texts(rows, USER_COLUMNS)
+            again_csv, again_records = old_texts_again(await ExportDataset.open(store, manifest))
+            assert again_csv == csv_text
+            assert again_records == [json.loads(line) for line in records.split("\n") if line]
+            assert (await world.converter().convert_all()).converted == 0
         finally:
             await world.engine.dispose()
 
