@@ -26,16 +26,19 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import json
 import re
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from adapters.results.dataset import ExportDataset, ParquetCache
+from adapters.results.dataset import ExportDataset, ParquetCache, detailed_select
 from application.ports.downloads import DETAILED_FILES
 from application.ports.files import FileStore
 from application.ports.results import ExportManifest
@@ -52,14 +55,17 @@ SOURCES = (
     "HUD-USPS ZIP-County crosswalk; Geocorr 2022 and Census places (county choice)",
     "City business registries (occupants), City of Seattle building benchmarking (buildings)",
 )
-ROWS_PER_QUERY = 20_000  # rows a query sorts and hands out (a few chunks); its rows are what memory holds
+ROWS_PER_QUERY = 5_000  # rows a query sorts and hands out (a chunk or a few small ones): what memory holds
 BATCH_ROWS = 4096  # rows a fetched Arrow batch: a piece of the download
 READ_PIECE = 1024 * 1024  # the finished XLSX is read out in pieces of this size
 PARQUET_COMPRESSION = "zstd"
-# A user's cell written as a number in XLSX: a plain decimal (no leading zero, as a ZIP code or an
-# ID has, and at most 15 digits before the point, which a double keeps exactly), thousands
-# separated by commas or not.
-PLAIN_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]{0,14}|[1-9][0-9]{0,2}(?:,[0-9]{3}){1,4})(?:\.[0-9]+)?")
+ORDER_COLUMN = "__perilscope_row"  # the row's line, selected beside a file's own columns to order them
+# A user's column written as numbers in XLSX: every value in it a plain decimal (no leading zero, as a
+# ZIP code or an ID may have, at most 15 digits before the point, which a double keeps exactly),
+# thousands separated by commas or not; and not named as an identifier is (a ZIP code, a phone number).
+PLAIN_NUMBER_PATTERN = r"-?(?:0|[1-9][0-9]{0,14}|[1-9][0-9]{0,2}(?:,[0-9]{3}){1,4})(?:\.[0-9]+)?"
+PLAIN_NUMBER = re.compile(PLAIN_NUMBER_PATTERN)
+IDENTIFIER_NAME = re.compile(r"zip|postal|phone|fips|geoid|\bid\b|_id\b|\bcode\b|number|\bno\b|_no\b", re.IGNORECASE)
 
 _TRIGGERS_SQL = "[" + ", ".join(f"chr({ord(t)})" for t in FORMULA_TRIGGERS) + "]"
 
@@ -80,12 +86,18 @@ def _neutralised(expr: str) -> str:
     return f"CASE WHEN list_contains({_TRIGGERS_SQL}, left({expr}, 1)) THEN '''' || {expr} ELSE {expr} END"
 
 
+# Text that needs neutralising (a formula trigger first) or quoting (a comma, a quote, a line break).
+_SPECIAL = r"""'^[=+\-@\t\r]|[,"\r\n]'"""
+_QUOTED = r"""'[,"\r\n]'"""
+
+
 def _csv_text(expr: str) -> str:
-    """A text cell as Python's csv writer writes it (QUOTE_MINIMAL, '\\r\\n' lines): neutralised,
-    quoted when it holds a comma, a quote or a line break; empty for null and ''."""
+    """A text cell as Python's csv writer writes it (QUOTE_MINIMAL, '\\r\\n' lines), neutralised
+    (domain/export.safe_cell) and quoted when it holds a comma, a quote or a line break; empty for
+    null and ''. Most cells need neither: one test finds them."""
     cell = f"({_neutralised(expr)})"
-    return (f"CASE WHEN {expr} IS NULL THEN '' WHEN regexp_matches({cell}, '[,\"\\r\\n]')"
-            f" THEN '\"' || replace({cell}, '\"', '\"\"') || '\"' ELSE {cell} END")
+    return (f"CASE WHEN {expr} IS NULL THEN '' WHEN NOT regexp_matches({expr}, {_SPECIAL}) THEN {expr}"
+            f" WHEN regexp_matches({expr}, {_QUOTED}) THEN '\"' || replace({cell}, '\"', '\"\"') || '\"' ELSE {cell} END")
 
 
 def _csv_number(expr: str) -> str:
@@ -122,21 +134,33 @@ def query_groups(manifest: ExportManifest, rows_per_query: int = ROWS_PER_QUERY)
     return groups
 
 
-def _next_batch(reader: pa.RecordBatchReader) -> pa.RecordBatch | None:
-    try:
-        return reader.read_next_batch()
-    except StopIteration:
-        return None
+def _in_order(cursor: duckdb.DuckDBPyConnection, sql: str, order: Sequence[str], drop: bool) -> list[pa.RecordBatch]:
+    """One group's rows of the query, put in the order of the columns `order` by Arrow: a join
+    keeps no order in DuckDB, and its sort holds wide rows (a JSON Lines record is 5 KB) in the
+    database's 128 MB; here they are one group's, and most often in order already."""
+    table = cursor.sql(sql).to_arrow_table()
+    if len(order) > 1 or not _ascending(table.column(order[0])):
+        table = table.take(pc.sort_indices(table, sort_keys=[(name, "ascending") for name in order]))
+    if drop:
+        table = table.drop_columns(list(order))
+    return table.combine_chunks().to_batches(BATCH_ROWS)
 
 
-async def _batches(dataset: ExportDataset, sql: str) -> AsyncIterator[pa.RecordBatch]:
-    """The query's rows over each group of the dataset's chunks in turn, as Arrow batches."""
+def _ascending(column: pa.ChunkedArray) -> bool:
+    values = column.to_numpy()
+    return bool((values[1:] > values[:-1]).all())
+
+
+async def _batches(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",), drop: bool = True
+                   ) -> AsyncIterator[pa.RecordBatch]:
+    """The query's rows over each group of the dataset's chunks in turn, in input order, as Arrow
+    batches (without the ordering columns when `drop`)."""
     for group in query_groups(dataset.manifest):
         with dataset.cursor(group) as cursor:
-            reader = await asyncio.to_thread(lambda c=cursor: c.sql(sql).to_arrow_reader(BATCH_ROWS))
-            while (batch := await asyncio.to_thread(_next_batch, reader)) is not None:
-                if batch.num_rows:
-                    yield batch
+            batches = await asyncio.to_thread(_in_order, cursor, sql, order, drop)
+        for batch in batches:
+            if batch.num_rows:
+                yield batch
 
 
 def _texts_bytes(column: pa.Array) -> bytes:
@@ -149,9 +173,10 @@ def _texts_bytes(column: pa.Array) -> bytes:
     return data[start:end].to_pybytes()
 
 
-async def _lines(dataset: ExportDataset, sql: str) -> AsyncIterator[bytes]:
-    """The bytes of the query's one text column (a line a row), a batch at a time."""
-    async for batch in _batches(dataset, sql):
+async def _lines(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",)) -> AsyncIterator[bytes]:
+    """The bytes of the query's text column (a line a row; its other columns, `order`, put the
+    lines in order), a batch at a time."""
+    async for batch in _batches(dataset, sql, order):
         yield _texts_bytes(batch.column(0))
 
 
@@ -181,21 +206,60 @@ def _spec_csv_sql() -> str:
     }
     line = _csv_line([_csv_text(cells[name]) if name in cells else _csv_number(numbers[name]) for name in EXPORT_COLUMNS])
     return (
-        f"SELECT {line} AS line FROM ("
+        f"SELECT f.row, f.k, {line} AS line FROM ("
         " SELECT f.*, k, f.occupants[k] AS o FROM (SELECT *, unnest(range(1, greatest(len(occupants), 1) + 1)) AS k FROM facts) AS f"
         ") AS f"
         f" LEFT JOIN (SELECT * FROM scores WHERE level = '{COUNTY}') AS c"
         " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
-        " ORDER BY f.row, f.k"
     )
 
 
 # --- detailed CSV -------------------------------------------------------------------------------
 
 
-def _detailed_csv_sql(kinds: Sequence[tuple[str, str]]) -> str:
-    cells = [_csv_text(_q(name)) if _is_text(kind) else _csv_number(_q(name)) for name, kind in kinds]
-    return f'SELECT line FROM (SELECT "row", {_csv_line(cells)} AS line FROM detailed) ORDER BY "row"'
+_COUNTY_COLUMNS = ("Total_Score", "risk_rating", *(f"{h.code}_{kind}" for h in HAZARDS for kind in ("Score", "Rating")), "top_3")
+_TRACT_COLUMNS = ("Total_Score", "risk_rating", *(f"{h.code}_{kind}" for h in HAZARDS for kind in ("Score", "Rating")))
+
+
+def _score_cell(alias: str, name: str) -> str:
+    expr = f"{alias}.{_q(name)}"
+    return _csv_number(expr) if name.endswith("_Score") else _csv_text(expr)
+
+
+def _detailed_csv_sql(user_columns: int, fact_kinds: dict[str, str]) -> str:
+    """The detailed CSV's lines, as the `detailed` view's rows would be written (its columns as
+    domain/detailed_export computes them), but with the county's and the tract's cells written once
+    per set of scores and joined to the rows as text: a row's line is its own cells and two texts."""
+    names = ANSWER_COLUMN_NAMES
+    county_at, tract_at = names.index(_COUNTY_COLUMNS[0]), names.index("tract_" + _TRACT_COLUMNS[0])
+    assert names[county_at:county_at + len(_COUNTY_COLUMNS)] == _COUNTY_COLUMNS
+    assert names[tract_at:tract_at + len(_TRACT_COLUMNS)] == tuple("tract_" + name for name in _TRACT_COLUMNS)
+    skipped = {*range(county_at + 1, county_at + len(_COUNTY_COLUMNS)), *range(tract_at + 1, tract_at + len(_TRACT_COLUMNS))}
+    cells = [_csv_text(f"f.{input_name(i)}") for i in range(user_columns)]
+    for position, name in enumerate(names):
+        if position == county_at:
+            cells.append("COALESCE(c.county_part, " + _text("," * (len(_COUNTY_COLUMNS) - 1)) + ")")
+        elif position == tract_at:
+            cells.append("COALESCE(t.tract_part, " + _text("," * (len(_TRACT_COLUMNS) - 1)) + ")")
+        elif position in skipped:
+            continue
+        elif name == "low_confidence":
+            cells.append("CASE WHEN f.low_confidence THEN 'yes' ELSE 'no' END")
+        else:
+            expr = f"f.{_q(name)}"
+            cells.append(_csv_text(expr) if _is_text(fact_kinds[name]) else _csv_number(expr))
+    county_part = "concat(" + ", ',', ".join(_score_cell("s", name) for name in _COUNTY_COLUMNS) + ")"
+    tract_part = "concat(" + ", ',', ".join(_score_cell("s", name) for name in _TRACT_COLUMNS) + ")"
+    return (
+        f"WITH parts AS (SELECT level, geoid, nri_version, {county_part} AS county_part, {tract_part} AS tract_part"
+        " FROM scores AS s)"
+        f" SELECT f.row, {_csv_line(cells)} AS line FROM facts AS f"
+        f" LEFT JOIN (SELECT * FROM parts WHERE level = '{COUNTY}') AS c"
+        " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
+        f" LEFT JOIN (SELECT * FROM parts WHERE level = '{TRACT}') AS t"
+        " ON f.tract_scored AND t.geoid IS NOT DISTINCT FROM f.tract_geoid"
+        " AND t.nri_version IS NOT DISTINCT FROM f.tract_nri_version"
+    )
 
 
 def _csv_header(user_columns: Sequence[str]) -> bytes:
@@ -221,6 +285,26 @@ def _perils(alias: str) -> str:
 
 def _ratings(alias: str) -> str:
     return _object([(h.code, f'{alias}."{h.code}_Rating"') for h in HAZARDS] + [("Total", f"{alias}.risk_rating")])
+
+
+def _members(pairs: Sequence[tuple[str, str]]) -> str:
+    """An object's members as JSON text, without its braces: records are joined from such parts."""
+    return f"(CAST({_object(pairs)} AS VARCHAR))[2:-2]"
+
+
+def _json_members(values: dict[str, object]) -> str:
+    return json.dumps(values, separators=(",", ":"))[1:-1]
+
+
+_HAZARD_NAMES = [f"{h.code}_{kind}" for h in HAZARDS for kind in ("Score", "Rating")]
+# The members of a row without county scores, or without tract scores: unknown, never 0.
+_NO_COUNTY = _json_members({
+    "Total_Score": None, "risk_rating": None, "top_3": "", **dict.fromkeys(_HAZARD_NAMES),
+    "perils": {**{h.field_name: None for h in HAZARDS}, TOTAL_FIELD: None},
+    "ratings": {**{h.code: None for h in HAZARDS}, "Total": None},
+})
+_NO_TRACT_HEAD = _json_members({"tract_Total_Score": None, "tract_risk_rating": None})
+_NO_TRACT_HAZARDS = _json_members(dict.fromkeys("tract_" + name for name in _HAZARD_NAMES))
 
 
 def unique_names(names: Sequence[str]) -> list[str]:
@@ -252,9 +336,6 @@ def _jsonl_sql(user_columns: Sequence[str]) -> str:
         ("gross_floor_area_sqft", "f.gross_floor_area_sqft"), ("parking_area_sqft", "f.parking_area_sqft"),
         ("largest_use", "f.largest_use"), ("occupant_count", "f.occupant_count"), ("naics_codes", "f.naics_codes"),
         ("data_as_of", "f.data_as_of"),
-        ("tract_Total_Score", 't."Total_Score"'), ("tract_risk_rating", "t.risk_rating"),
-        ("tract_nri_version", "f.tract_nri_version"), ("tract_note", "f.tract_note"),
-        *_hazard_pairs("t", "tract_"),
     ]
     alternative = _object([
         ("county_fips", "a.county_fips"), ("county_name", "a.county_name"), ("state", "a.state"), ("share", "a.share"),
@@ -284,30 +365,38 @@ def _jsonl_sql(user_columns: Sequence[str]) -> str:
         ("datasets", f"list_transform(COALESCE(f.datasets, []), lambda d: {dataset})"),
         ("from_cache", "f.from_cache"), ("cache_max_age_hours", "f.cache_max_age_hours"),
     ])
-    tract = _object([
-        ("geography_level", f"'{TRACT}'"), ("tract_geoid", "t.geoid"), ("county_fips", "f.tract_county_fips"),
-        ("nri_version", "f.tract_nri_version"), ("tract_from", "f.tract_from"), ("perils", _perils("t")),
-        ("ratings", _ratings("t")), ("Total_Score", 't."Total_Score"'), ("Top3_Scores_Combined", "t.top3_combined"),
-        ("notes", "COALESCE(f.tract_notes, [])"), ("about", _text(TRACT_SCORES_NOTE)),
+    # The scores' members, written once per set of scores (`parts`) and joined to the rows as text.
+    county_members = _members([
+        ("Total_Score", 's."Total_Score"'), ("risk_rating", "s.risk_rating"), ("top_3", "COALESCE(s.top_3, '')"),
+        *_hazard_pairs("s"), ("perils", _perils("s")), ("ratings", _ratings("s")),
     ])
-    scores = [
-        ("Total_Score", 'c."Total_Score"'), ("risk_rating", "c.risk_rating"), ("top_3", "COALESCE(c.top_3, '')"),
-        *_hazard_pairs("c"),
-    ]
-    record = _object([
-        ("row", "f.row"), ("input", _object(inputs) if inputs else "json_object()"), *own,
-        ("address", "f.address"), ("location", location), ("receipt", receipt),
-        ("tract", f"CASE WHEN f.tract_scored THEN {tract} END"),
-        *scores, ("perils", _perils("c")), ("ratings", _ratings("c")),
+    tract_head = _members([("tract_Total_Score", 's."Total_Score"'), ("tract_risk_rating", "s.risk_rating")])
+    tract_hazards = _members(_hazard_pairs("s", "tract_"))
+    tract_scores = _members([("perils", _perils("s")), ("ratings", _ratings("s")), ("Total_Score", 's."Total_Score"'),
+                             ("Top3_Scores_Combined", "s.top3_combined")])
+    tract = ("'{' || " + _members([
+        ("geography_level", f"'{TRACT}'"), ("tract_geoid", "t.geoid"), ("county_fips", "f.tract_county_fips"),
+        ("nri_version", "f.tract_nri_version"), ("tract_from", "f.tract_from")])
+        + " || ',' || t.tract_scores || ',' || "
+        + _members([("notes", "COALESCE(f.tract_notes, [])"), ("about", _text(TRACT_SCORES_NOTE))]) + " || '}'")
+    record = " || ',' || ".join([
+        _members([("row", "f.row"), ("input", _object(inputs) if inputs else "json_object()"), *own]),
+        f"COALESCE(t.tract_head, {_text(_NO_TRACT_HEAD)})",
+        _members([("tract_nri_version", "f.tract_nri_version"), ("tract_note", "f.tract_note")]),
+        f"COALESCE(t.tract_hazards, {_text(_NO_TRACT_HAZARDS)})",
+        _members([("address", "f.address"), ("location", location), ("receipt", receipt)]),
+        f"'\"tract\":' || CASE WHEN f.tract_scored AND t.tract_scores IS NOT NULL THEN {tract} ELSE 'null' END",
+        f"COALESCE(c.county_members, {_text(_NO_COUNTY)})",
     ])
     return (
-        f"SELECT line FROM (SELECT f.row, CAST({record} AS VARCHAR) || chr(10) AS line FROM facts AS f"
-        f" LEFT JOIN (SELECT * FROM scores WHERE level = '{COUNTY}') AS c"
+        f"WITH parts AS (SELECT level, geoid, nri_version, {county_members} AS county_members, {tract_head} AS tract_head,"
+        f" {tract_hazards} AS tract_hazards, {tract_scores} AS tract_scores FROM scores AS s)"
+        f" SELECT f.row, '{{' || {record} || '}}' || chr(10) AS line FROM facts AS f"
+        f" LEFT JOIN (SELECT * FROM parts WHERE level = '{COUNTY}') AS c"
         " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
-        f" LEFT JOIN (SELECT * FROM scores WHERE level = '{TRACT}') AS t"
+        f" LEFT JOIN (SELECT * FROM parts WHERE level = '{TRACT}') AS t"
         " ON f.tract_scored AND t.geoid IS NOT DISTINCT FROM f.tract_geoid"
         " AND t.nri_version IS NOT DISTINCT FROM f.tract_nri_version"
-        ") ORDER BY row"
     )
 
 
@@ -322,11 +411,19 @@ def download_column_names(user_columns: Sequence[str]) -> list[str]:
     return user + [name if name not in taken else f"{name} (PerilScope)" for name in ANSWER_COLUMN_NAMES]
 
 
+def _detailed_rows(user_columns: int) -> str:
+    """The `detailed` view's query (adapters/results/dataset.py) without its sort: rows are put in
+    order by Arrow (`_in_order`)."""
+    sql = detailed_select(user_columns)
+    assert sql.endswith(" ORDER BY f.row"), "dataset.detailed_select changed its order"
+    return sql.removesuffix(" ORDER BY f.row")
+
+
 def _parquet_sql(user_columns: Sequence[str]) -> str:
     sources = [input_name(i) for i in range(len(user_columns))] + list(ANSWER_COLUMN_NAMES)
     exprs = ["low_confidence = 'yes'" if source == "low_confidence" else _q(source) for source in sources]
     selected = ", ".join(f"{expr} AS {_q(name)}" for expr, name in zip(exprs, download_column_names(user_columns), strict=True))
-    return f'SELECT {selected} FROM (SELECT * FROM detailed ORDER BY "row")'
+    return f'SELECT {selected}, d."row" AS {ORDER_COLUMN} FROM ({_detailed_rows(len(user_columns))}) AS d'
 
 
 class _Sink:
@@ -372,7 +469,7 @@ async def _parquet(dataset: ExportDataset) -> AsyncIterator[bytes]:
         writer.write_table(table, row_group_size=len(table))
         return sink.take()
 
-    async for batch in _batches(dataset, _parquet_sql(dataset.user_columns)):
+    async for batch in _batches(dataset, _parquet_sql(dataset.user_columns), (ORDER_COLUMN,)):
         group.append(batch)
         rows += batch.num_rows
         if rows >= ROWS_PER_QUERY // 2:
@@ -382,7 +479,7 @@ async def _parquet(dataset: ExportDataset) -> AsyncIterator[bytes]:
         yield await asyncio.to_thread(write, group)
     if writer is None:  # no rows: the file with its columns
         with dataset.cursor(slice(0, 0)) as cursor:
-            schema = cursor.sql(_parquet_sql(dataset.user_columns)).to_arrow_table().schema
+            schema = cursor.sql(_parquet_sql(dataset.user_columns)).to_arrow_table().drop_columns([ORDER_COLUMN]).schema
         writer = pq.ParquetWriter(sink, schema, compression=PARQUET_COMPRESSION)
     writer.close()
     yield sink.take()
@@ -391,11 +488,25 @@ async def _parquet(dataset: ExportDataset) -> AsyncIterator[bytes]:
 # --- XLSX -----------------------------------------------------------------------------------------
 
 
-def _user_cell(value: str | None) -> str | float | None:
-    """A user's cell in XLSX: a plain number as a number, other text neutralised, empty as nothing."""
+def numeric_user_columns(dataset: ExportDataset) -> set[int]:
+    """The user's columns whose every value is a plain number (PLAIN_NUMBER; empty cells aside),
+    whose names do not say identifier: one scan of those columns (blocking)."""
+    candidates = [i for i, name in enumerate(dataset.user_columns) if not IDENTIFIER_NAME.search(name)]
+    if not candidates:
+        return set()
+    checks = ", ".join(
+        f"bool_and(COALESCE(NULLIF({input_name(i)}, '') IS NULL OR regexp_full_match({input_name(i)}, {_text(PLAIN_NUMBER_PATTERN)}), true))"
+        for i in candidates)
+    with dataset.cursor() as cursor:
+        answer = cursor.execute(f"SELECT {checks} FROM facts").fetchone()
+    return {i for i, numeric in zip(candidates, answer or (), strict=True) if numeric}
+
+
+def _user_cell(value: str | None, numeric: bool) -> str | float | None:
+    """A user's cell in XLSX: in a column of numbers, a number; text neutralised; empty as nothing."""
     if value is None or value == "":
         return None
-    if PLAIN_NUMBER.fullmatch(value):
+    if numeric and PLAIN_NUMBER.fullmatch(value):
         return float(value.replace(",", ""))
     return "'" + value if value.startswith(FORMULA_TRIGGERS) else value
 
@@ -411,10 +522,11 @@ def _answer_cell(value: object) -> object:
 class _Workbook:
     """An XLSX of the detailed rows, filled a batch at a time (each call in a worker thread)."""
 
-    def __init__(self, path: Path, user_columns: Sequence[str], rows: int) -> None:
+    def __init__(self, path: Path, user_columns: Sequence[str], rows: int, numeric: set[int]) -> None:
         import xlsxwriter  # here, not at the top: only an XLSX download needs it (server memory)
 
         self._users = len(user_columns)
+        self._numeric = [index in numeric for index in range(len(user_columns))]
         self._user_columns = list(user_columns)
         self._book = xlsxwriter.Workbook(
             str(path),
@@ -436,7 +548,7 @@ class _Workbook:
         for offset in range(batch.num_rows):
             row = self._next_row + offset
             for index, values in enumerate(columns):
-                value = _user_cell(values[offset]) if index < users else _answer_cell(values[offset])
+                value = _user_cell(values[offset], self._numeric[index]) if index < users else _answer_cell(values[offset])
                 if value is None:
                     continue
                 if isinstance(value, str):
@@ -464,15 +576,16 @@ class _Workbook:
 def _xlsx_sql(user_columns: Sequence[str]) -> str:
     # low_confidence stays 'yes'/'no' text, as in the CSV.
     names = [input_name(i) for i in range(len(user_columns))] + list(ANSWER_COLUMN_NAMES)
-    return f'SELECT {", ".join(_q(name) for name in names)} FROM (SELECT * FROM detailed ORDER BY "row")'
+    return f'SELECT {", ".join(_q(name) for name in names)}, d."row" AS {ORDER_COLUMN} FROM ({_detailed_rows(len(user_columns))}) AS d'
 
 
 async def _xlsx(dataset: ExportDataset) -> AsyncIterator[bytes]:
     folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="perilscope-xlsx-"))
     try:
         path = folder / "export.xlsx"
-        book = await asyncio.to_thread(_Workbook, path, dataset.user_columns, dataset.manifest.rows)
-        async for batch in _batches(dataset, _xlsx_sql(dataset.user_columns)):
+        numeric = await asyncio.to_thread(numeric_user_columns, dataset)
+        book = await asyncio.to_thread(_Workbook, path, dataset.user_columns, dataset.manifest.rows, numeric)
+        async for batch in _batches(dataset, _xlsx_sql(dataset.user_columns), (ORDER_COLUMN,)):
             await asyncio.to_thread(book.add, batch)
         await asyncio.to_thread(book.close)
         handle = await asyncio.to_thread(path.open, "rb")
@@ -505,7 +618,7 @@ class ResultDownloads:
         async def pieces() -> AsyncIterator[bytes]:
             dataset = await self._open(manifest)
             yield export_header().encode()
-            async for piece in _lines(dataset, _spec_csv_sql()):
+            async for piece in _lines(dataset, _spec_csv_sql(), order=("row", "k")):
                 yield piece
 
         return pieces()
@@ -527,8 +640,8 @@ class ResultDownloads:
 
 async def _detailed_csv(dataset: ExportDataset) -> AsyncIterator[bytes]:
     yield _csv_header(dataset.user_columns)
-    kinds = await asyncio.to_thread(_column_kinds, dataset, "detailed")
-    async for piece in _lines(dataset, _detailed_csv_sql(kinds)):
+    kinds = dict(await asyncio.to_thread(_column_kinds, dataset, "facts"))
+    async for piece in _lines(dataset, _detailed_csv_sql(len(dataset.user_columns), kinds)):
         yield piece
 
 
