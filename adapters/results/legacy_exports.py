@@ -32,7 +32,7 @@ from __future__ import annotations
 import csv
 import logging
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,7 @@ from application.ports.results import ExportManifest, ManifestChunk, manifest_ke
 from domain.export import FORMULA_TRIGGERS
 from domain.occupancy import UNKNOWN
 from domain.perils import HAZARDS, PerilScores
-from domain.row_facts import COUNTY, TRACT, score_row
+from domain.row_facts import COUNTY, TRACT, score_key, score_row
 
 log = logging.getLogger(__name__)
 
@@ -163,9 +163,11 @@ class LegacyExportConverter:
             chunks: list[ManifestChunk] = []
             unmatched = rows = 0
             table = ChunkTable(len(user_columns))
+            scores_known: set[tuple[str, Any, Any]] = set()  # of this chunk's table
 
             async def flush() -> None:
                 nonlocal table
+                scores_known.clear()
                 facts_key, scores_key = chunk_keys(f"exports/{export.user_id}/{export.id}.{len(chunks)}")
                 done = await table.write(self._files, facts_key, scores_key)
                 written.append(done)
@@ -179,8 +181,10 @@ class LegacyExportConverter:
                 occupants, matched = _occupants(record, group)
                 unmatched += not matched
                 inputs = record.get("input") or {}
+                scores = score_rows_of_record(record, scores_known)
+                scores_known.update(score_key(row) for row in scores)
                 table.add_facts(record["row"], [inputs.get(name) for name in user_columns],
-                                facts_of_record(record, occupants), score_rows_of_record(record))
+                                facts_of_record(record, occupants), scores)
                 rows += 1
                 if table.rows >= self._chunk_rows:
                     await flush()
@@ -246,7 +250,18 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
     with path.open("rb") as handle:
         for line in handle:
             if line.strip():
-                yield unneutralised(decoder.decode(line))
+                record = decoder.decode(line)
+                # A neutralised text starts with a quote, so its JSON with `"'`: walk the whole
+                # record only when more of those are in it than its user's columns explain (a
+                # header such as '=TIV' is on every row; most answers have none).
+                inputs = record.get("input") or {}
+                quoted = sum(1 for pair in inputs.items() for text in pair if isinstance(text, str) and text[:1] == "'")
+                if line.count(b"\"'") > quoted:
+                    yield unneutralised(record)
+                else:
+                    if quoted:
+                        record["input"] = unneutralised(inputs)
+                    yield record
 
 
 def _columns_of_first(path: Path) -> list[str]:
@@ -282,21 +297,22 @@ def _occupants(record: dict[str, Any], group: list[dict[str, str]] | None) -> tu
         return [], not count
     if not count:
         return [], True
-    return [_occupant(unneutralised(row)) for row in group[:count]], len(group) == count
+    return [_occupant(row) for row in group[:count]], len(group) == count
 
 
 def _occupant(row: dict[str, str]) -> dict[str, Any]:
+    """An occupant from its SPEC CSV line (its cells neutralised, as every CSV cell was)."""
     def text(name: str) -> str | None:
-        value = row.get(name)
+        value = unneutralised(row.get(name))
         return None if value in (None, "", UNKNOWN) else value
 
-    types = row.get("types")
+    types = unneutralised(row.get("types"))
     return {
         "name": text("name"), "vicinity": text("vicinity"),
         "types": [] if types in (None, "", UNKNOWN) else types.split(","),
         "lat": _float(row.get("lat")), "lng": _float(row.get("lng")),
         "business_status": text("business_status"),
-        "naics_code": None if row.get("naics_code") in (None, "", NO_NAICS) else row["naics_code"],
+        "naics_code": None if row.get("naics_code") in (None, "", NO_NAICS) else unneutralised(row["naics_code"]),
     }
 
 
@@ -395,15 +411,17 @@ def _scores(record: dict[str, Any], prefix: str) -> PerilScores:
     )
 
 
-def score_rows_of_record(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The record's county and tract scores as score rows (domain/row_facts.score_rows)."""
+def score_rows_of_record(record: dict[str, Any], known: Container[tuple[str, Any, Any]] = ()) -> list[dict[str, Any]]:
+    """The record's county and tract scores as score rows (domain/row_facts.score_rows), but
+    those whose key (level, geoid, nri_version) is `known` (a chunk has them already)."""
     rows = []
-    if _scored(record):
-        rows.append(score_row(COUNTY, record.get("county_fips"), record.get("nri_version"), _scores(record, "")))
+    if _scored(record) and (key := (COUNTY, record.get("county_fips"), record.get("nri_version"))) not in known:
+        rows.append(score_row(*key, _scores(record, "")))
     tract = record.get("tract")
     if tract:
         location = record.get("location") or {}
         geoid = location.get("tract_geoid") if location.get("tract_geoid") is not None else tract.get("tract_geoid")
-        rows.append(score_row(TRACT, geoid, tract.get("nri_version"), _scores(record, "tract_")))
+        if (key := (TRACT, geoid, tract.get("nri_version"))) not in known:
+            rows.append(score_row(*key, _scores(record, "tract_")))
     return rows
 
