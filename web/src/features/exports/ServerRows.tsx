@@ -1,19 +1,23 @@
-import { useState } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { failureText } from '../../api/errors';
 import { Banner } from '../../components/Banner';
 import { Spinner } from '../../components/Spinner';
+import { display } from '../../lib/exports/groups';
 import { exportGroupId } from '../../lib/exports/groups';
-import { parseAddressText } from '../../lib/resultView';
+import { HAZARDS, parseAddressText } from '../../lib/resultView';
 import { NOT_COVERED } from '../../lib/occupantCoverage';
-import { NO_FILTER, useExportRowsQuery, type ExportRow, type ExportRowsPage, type FilterChoice, type RowFilter } from './exportRowsApi';
+import {
+  NO_FILTER, isFiltered, useExportRowsQuery, type ExportRow, type ExportRowsPage, type FilterChoice, type RowFilter,
+} from './exportRowsApi';
 import { StretchNav, stretchOf } from './StretchNav';
-import { BuildingDetails, TOP3_TOOLTIP, TotalScore } from './CardParts';
+import { TOP3_TOOLTIP, TotalScore } from './CardParts';
 import { VirtualGroups } from './VirtualGroups';
+import './viewer.css';
 
 /** Rows asked for at a time: a screen's worth and more, small enough to answer at once. */
 export const ROWS_PER_PAGE = 100;
-const ESTIMATED_ROW_PX = 400; // a card measured about 395 px at 1280 px wide
+const ESTIMATED_ROW_PX = 200; // a compact card measured about 190 px at 1280 px wide
 
 const MATCH_LEVELS: Record<string, string> = {
   building: 'Building record',
@@ -23,6 +27,13 @@ const MATCH_LEVELS: Record<string, string> = {
   none: 'No map point',
   unknown: 'Unknown (older export)',
 };
+
+/** What the rows can be sorted by: the composite score, then each hazard's (the server's SORT_COLUMNS). */
+export const SORTS: { value: string; label: string }[] = [
+  { value: 'Total_Score', label: 'Total score' },
+  ...HAZARDS.map((hazard) => ({ value: `${hazard.code}_Score`, label: `${hazard.name} score` })),
+];
+const sortLabel = (value: string) => SORTS.find((sort) => sort.value === value)?.label ?? value;
 
 const count = (value: number) => value.toLocaleString('en-US');
 
@@ -34,12 +45,13 @@ interface Props {
 
 /**
  * An export's rows paged from the server as they scroll into view (never the whole file), filtered
- * there by match level, county and rating.
+ * there by match level, county, state, rating, status, county confidence and a text in the address,
+ * and sorted there by any score.
  */
 export function ServerRows({ filename, first }: Props) {
   const [filter, setFilter] = useState<RowFilter>(NO_FILTER);
   const [stretch, setStretch] = useState(0);
-  const filtered = filter !== NO_FILTER;
+  const filtered = isFiltered(filter);
   const { currentData, data, error, isFetching } = useExportRowsQuery(
     { filename, ...filter, offset: 0, limit: ROWS_PER_PAGE },
     { skip: !filtered },
@@ -51,7 +63,7 @@ export function ServerRows({ filename, first }: Props) {
   const { current, start, size, many } = stretchOf(matching ?? 0, stretch);
 
   function changeFilter(next: RowFilter) {
-    setFilter(Object.values(next).some(Boolean) ? next : NO_FILTER);
+    setFilter(isFiltered(next) ? next : NO_FILTER);
     setStretch(0);
   }
   function goToStretch(next: number) {
@@ -93,27 +105,71 @@ interface FilterProps {
   failed: boolean;
 }
 
+const CHOICE_NAMES: Partial<Record<keyof RowFilter, (choice: FilterChoice) => string>> = {
+  match_level: (c) => MATCH_LEVELS[c.value] ?? c.label,
+  rating: (c) => (c.value === 'no rating' ? 'Not scored (no rating in the row)' : c.label),
+};
+
 function RowFilters({ choices, filter, onFilter, matching, total, busy, failed }: FilterProps) {
-  const select = (key: keyof RowFilter, label: string, options: FilterChoice[], name: (choice: FilterChoice) => string) => (
+  const [search, setSearch] = useState(filter.search);
+  useEffect(() => setSearch(filter.search), [filter.search]);
+  const select = (key: keyof RowFilter, label: string, options: FilterChoice[] | undefined) => (
     <label className="field-inline">
       <span>{label}</span>
       <select value={filter[key]} onChange={(e) => onFilter({ ...filter, [key]: e.target.value })}>
         <option value="">All</option>
-        {options.map((choice) => <option key={choice.value} value={choice.value}>{name(choice)} ({count(choice.rows)})</option>)}
+        {(options ?? []).map((choice) => (
+          <option key={choice.value} value={choice.value}>{(CHOICE_NAMES[key] ?? ((c: FilterChoice) => c.label))(choice)} ({count(choice.rows)})</option>
+        ))}
       </select>
     </label>
   );
+  function submitSearch(event: FormEvent) {
+    event.preventDefault();
+    onFilter({ ...filter, search: search.trim() });
+  }
   return (
-    <section className="group-filters" aria-label="Filter rows">
-      {select('match_level', 'Match level', choices.match_levels, (c) => MATCH_LEVELS[c.value] ?? c.label)}
-      {select('county', 'County', choices.counties, (c) => c.label)}
-      {select('rating', 'Composite rating', choices.ratings, (c) => (c.value === 'no rating' ? 'Not scored (no rating in the row)' : c.label))}
-      {Object.values(filter).some(Boolean) && (
+    <section className="group-filters viewer-filters" aria-label="Filter rows">
+      <form className="viewer-search" role="search" aria-label="Search the addresses" onSubmit={submitSearch}>
+        <label className="field-inline">
+          <span>Address contains</span>
+          <input type="search" value={search} maxLength={200} placeholder="e.g. 5th Ave, Seattle"
+            onChange={(e) => {
+              setSearch(e.target.value);
+              if (e.target.value === '' && filter.search) onFilter({ ...filter, search: '' });
+            }} />
+        </label>
+        <button type="submit" className="btn btn-outline btn-sm">Search</button>
+      </form>
+      {select('match_level', 'Match level', choices.match_levels)}
+      {select('county', 'County', choices.counties)}
+      {select('state', 'State', choices.states)}
+      {select('rating', 'Composite rating', choices.ratings)}
+      {select('status', 'Status', choices.statuses)}
+      {select('low_confidence', 'County confidence', choices.low_confidence)}
+      <label className="field-inline">
+        <span>Sort by</span>
+        <select value={filter.sort} onChange={(e) => onFilter({ ...filter, sort: e.target.value })}>
+          <option value="">Upload order</option>
+          {SORTS.map((sort) => <option key={sort.value} value={sort.value}>{sort.label}</option>)}
+        </select>
+      </label>
+      {filter.sort && (
+        <label className="field-inline">
+          <span>Order</span>
+          <select value={filter.order} onChange={(e) => onFilter({ ...filter, order: e.target.value === 'asc' ? 'asc' : 'desc' })}>
+            <option value="desc">Highest first</option>
+            <option value="asc">Lowest first</option>
+          </select>
+        </label>
+      )}
+      {isFiltered(filter) && (
         <button type="button" className="btn btn-outline btn-sm" onClick={() => onFilter(NO_FILTER)}>Clear filters</button>
       )}
-      <p className="muted small" role="status">
+      <p className="muted small viewer-count" role="status">
         {busy ? <Spinner size="sm" label="Filtering rows..." />
           : failed || matching === null ? 'These filters could not be applied.' : `Showing ${count(matching)} of ${count(total)} row(s).`}
+        {!busy && filter.sort && matching !== null && !failed ? ` Sorted by ${sortLabel(filter.sort).toLowerCase()}, ${filter.order === 'asc' ? 'lowest' : 'highest'} first; unknown scores last.` : ''}
       </p>
     </section>
   );
@@ -124,7 +180,7 @@ function RowSlot({ filename, filter, position }: { filename: string; filter: Row
   const offset = Math.floor(position / ROWS_PER_PAGE) * ROWS_PER_PAGE;
   const { currentData, error, refetch } = useExportRowsQuery({ filename, ...filter, offset, limit: ROWS_PER_PAGE });
   const row = currentData?.rows[position - offset];
-  if (row) return <RowCard row={row} filename={filename} />;
+  if (row) return <RowCard row={row} filename={filename} columns={currentData?.columns ?? []} sort={filter.sort} />;
   return (
     <article className="card export-group row-placeholder" aria-busy={!error} aria-label={`Row ${count(position + 1)}`}>
       {error ? (
@@ -151,7 +207,17 @@ export function occupantsText(row: Pick<ExportRow, 'occupant_count' | 'status' |
   return row.status === 'not located' || !row.county_fips ? 'Unknown (not located)' : NOT_COVERED;
 }
 
-function RowCard({ row, filename }: { row: ExportRow; filename: string }) {
+/** Key-value pairs on as few lines as fit: the compact card's facts, building and the user's columns. */
+function Pairs({ pairs, label, className = '' }: { pairs: [string, string][]; label?: string; className?: string }) {
+  if (pairs.length === 0) return null;
+  return (
+    <dl className={`kv-inline small ${className}`} aria-label={label}>
+      {pairs.map(([key, value], at) => <div key={`${at}-${key}`}><dt>{key}</dt><dd>{value}</dd></div>)}
+    </dl>
+  );
+}
+
+function RowCard({ row, filename, columns, sort }: { row: ExportRow; filename: string; columns: string[]; sort: string }) {
   const text = parseAddressText(row.address);
   const facts: [string, string][] = [
     ['Match level', row.match_level ? (MATCH_LEVELS[row.match_level] ?? row.match_level) : 'Unknown'],
@@ -160,32 +226,30 @@ function RowCard({ row, filename }: { row: ExportRow; filename: string }) {
     // Unknown occupants have unknown codes too: said as the count is, not as an empty dash.
     ['NAICS', row.naics_codes || (row.occupant_count === null ? occupantsText(row) : '—')],
   ];
+  const building = text.details.map(([key, value]): [string, string] => [key, value === 'Unknown' ? '—' : display(value)]);
+  const own = columns.map((name, at): [string, string] => [name || `Column ${at + 1}`, row.values[at] || '—']);
   return (
-    <article className="card export-group" aria-label={text.address}>
+    <article className="card export-group export-row" aria-label={text.address}>
       <h2 className="card-title">
         <Link to={`/search-result/${encodeURIComponent(exportGroupId(filename, row.index))}`}>{text.address}</Link>
       </h2>
-      <p className="muted small">
+      <p className="muted small export-row-line">
         {row.row === null ? `Row ${count(row.index + 1)}` : `Line ${count(row.row)} of the upload`}
         {row.status ? ` · ${row.status}` : ''}
         {row.low_confidence && <span className="status-badge status-other occupant-status-inline">County uncertain</span>}
       </p>
-      <div className="result-columns">
-        <BuildingDetails details={text.details} />
-        <section>
-          <h3 className="subtitle">Risk Analysis</h3>
-          <p>
-            <TotalScore score={row.total_score} />
-            {row.rating && <span className="muted"> ({row.rating})</span>}
-          </p>
-          <p title={TOP3_TOOLTIP}>Top 3 Risks</p>
-          <p className="top3 small">{row.top_3 ?? '—'}</p>
-          <dl className="kv-grid small export-row-facts">
-            {facts.map(([key, value]) => <div key={key}><dt>{key}</dt><dd>{value}</dd></div>)}
-          </dl>
-        </section>
-      </div>
-      {row.message && <p className="muted small">{row.message}</p>}
+      <p className="export-row-score">
+        <TotalScore score={row.total_score} />
+        {row.rating && <span className="muted"> ({row.rating})</span>}
+        {sort && sort !== 'Total_Score' && (
+          <span className="export-row-sorted"> · {sortLabel(sort)}: <strong>{row.sort_score === null ? '—' : row.sort_score.toFixed(2)}</strong></span>
+        )}
+      </p>
+      <p className="small export-row-top3"><span className="muted" title={TOP3_TOOLTIP}>Top 3 Risks: </span>{row.top_3 ?? '—'}</p>
+      <Pairs pairs={facts} className="export-row-facts" />
+      <Pairs pairs={own} label="Your columns" className="export-row-own" />
+      <Pairs pairs={building} label="Building details" className="export-row-building" />
+      {row.message && <p className="muted small export-row-message">{row.message}</p>}
     </article>
   );
 }

@@ -31,11 +31,20 @@ function rowAt(index: number): ExportRow {
     top_3: fips ? 'Earthquake 99.9; Landslide 99.5; Volcanic Activity 99.1' : null,
     occupant_count: fips ? 3 : null,
     naics_codes: fips ? '522110 722511' : null,
+    values: [`L${index + 1}`, String((index % 5) * 1_000_000), index % 4 === 3 ? null : 'Office'],
+    sort_score: null,
   };
 }
 
+const COLUMNS = ['Location ID', 'TIV', 'Occupancy'];
+/** Each row's earthquake score: made up, unknown where the row has no county. */
+const quake = (row: ExportRow) => (row.county_fips ? (row.index * 37) % 100 : null);
+
 function keys(row: ExportRow) {
-  return { match_level: row.match_level ?? 'unknown', county: row.county_fips ?? 'not located', rating: row.rating ?? 'no rating' };
+  return {
+    match_level: row.match_level ?? 'unknown', county: row.county_fips ?? 'not located', rating: row.rating ?? 'no rating',
+    state: row.county_state ?? 'not located', status: row.status ?? 'unknown', low_confidence: row.low_confidence ? 'yes' : 'no',
+  };
 }
 
 function choices(values: string[], label: (value: string) => string = (v) => v): FilterChoice[] {
@@ -46,7 +55,11 @@ const FILTERS = {
   match_levels: choices(['building', 'none']),
   counties: choices(['53033', '06037', 'not located'], (v) => ({ '53033': 'King, WA', '06037': 'Los Angeles, CA' })[v] ?? 'Not located'),
   ratings: choices(['Very High', 'Relatively Low', 'no rating']),
+  states: choices(['CA', 'WA', 'not located'], (v) => (v === 'not located' ? 'Not located' : v)),
+  statuses: choices(['answered', 'not located']),
+  low_confidence: [{ value: 'yes', label: 'County uncertain', rows: 1 }, { value: 'no', label: 'County certain', rows: 1 }],
 };
+const FILTER_KEYS = ['match_level', 'county', 'rating', 'state', 'status', 'low_confidence'] as const;
 
 /** The endpoint over the made-up export, filtering and paging like the server; `asked` records each request's query. */
 function serveRows(asked: URLSearchParams[] = [], { wait = 0 } = {}) {
@@ -57,21 +70,32 @@ function serveRows(asked: URLSearchParams[] = [], { wait = 0 } = {}) {
       if (wait) await delay(wait);
       const offset = Number(query.get('offset'));
       const limit = Number(query.get('limit'));
-      const wanted = { match_level: query.get('match_level'), county: query.get('county'), rating: query.get('rating') };
-      const everything = !wanted.match_level && !wanted.county && !wanted.rating;
-      const matching: number[] = [];
+      const wanted = Object.fromEntries(FILTER_KEYS.map((key) => [key, query.get(key)]));
+      const search = query.get('search')?.toLowerCase();
+      const sort = query.get('sort');
+      const everything = FILTER_KEYS.every((key) => !wanted[key]) && !search && !sort;
+      let matching: number[] = [];
       if (!everything) {
         for (let i = 0; i < TOTAL; i += 1) {
-          const k = keys(rowAt(i));
-          if ((!wanted.county || k.county === wanted.county) && (!wanted.rating || k.rating === wanted.rating)
-            && (!wanted.match_level || k.match_level === wanted.match_level)) matching.push(i);
+          const row = rowAt(i);
+          const k = keys(row);
+          if (FILTER_KEYS.every((key) => !wanted[key] || k[key] === wanted[key])
+            && (!search || row.address.toLowerCase().includes(search))) matching.push(i);
+        }
+        if (sort) {
+          const sign = query.get('order') === 'asc' ? 1 : -1;
+          const score = (i: number) => quake(rowAt(i));
+          matching = [...matching.filter((i) => score(i) !== null).sort((a, b) => sign * (score(a)! - score(b)!) || a - b),
+            ...matching.filter((i) => score(i) === null)];
         }
       }
       const total = everything ? TOTAL : matching.length;
       const positions = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => offset + i);
+      const rows = positions.map((p) => rowAt(everything ? p : matching[p]!))
+        .map((row) => ({ ...row, sort_score: sort ? quake(row) : null }));
       return HttpResponse.json({
         export: FILE, offset, limit, total_rows: TOTAL, total_matching: total,
-        rows: positions.map((p) => rowAt(everything ? p : matching[p]!)), filters: FILTERS,
+        columns: COLUMNS, rows, filters: FILTERS, sort, order: query.get('order') ?? 'desc',
       });
     }),
   );
@@ -214,8 +238,48 @@ describe('the export viewer pages its rows from the server', () => {
     expect(await within(rowsList()).findByRole('link', { name: '20001 Main St, Seattle, WA 98104' })).toBeInTheDocument();
   });
 
+  it("shows the user's own columns on each card, filters by state, status, confidence and address, and sorts by a hazard's score", async () => {
+    const asked: URLSearchParams[] = [];
+    serveRows(asked);
+    const { user } = open();
+    const list = await screen.findByRole('region', { name: 'Export rows' }, { timeout: 5000 });
+    const card = (await within(list).findByRole('link', { name: '1 Main St, Seattle, WA 98104' })).closest('article')!;
+    const mine = within(card).getByLabelText('Your columns');
+    expect(within(mine).getByText('Location ID').nextSibling).toHaveTextContent('L1');
+    expect(within(mine).getByText('TIV').nextSibling).toHaveTextContent('0');
+    expect(within(mine).getByText('Occupancy').nextSibling).toHaveTextContent('Office');
+    const fourth = within(list).getByRole('article', { name: '4 Main St, Seattle, WA 98104' });
+    expect(within(within(fourth).getByLabelText('Your columns')).getByText('Occupancy').nextSibling).toHaveTextContent('—');
+
+    const filters = screen.getByRole('region', { name: 'Filter rows' });
+    await user.selectOptions(within(filters).getByRole('combobox', { name: 'State' }), 'WA (1)');
+    await user.selectOptions(within(filters).getByRole('combobox', { name: 'Status' }), 'answered (1)');
+    await user.selectOptions(within(filters).getByRole('combobox', { name: 'County confidence' }), 'County certain (1)');
+    // The search is typed and sent with Enter, from the keyboard.
+    await user.type(within(filters).getByRole('searchbox', { name: 'Address contains' }), '11 main{Enter}');
+    await waitFor(() => expect(Object.fromEntries(asked.at(-1)!)).toMatchObject(
+      { state: 'WA', status: 'answered', low_confidence: 'no', search: '11 main', offset: '0' }));
+    await waitFor(() => expect(within(filters).getByRole('status')).toHaveTextContent(/^Showing [\d,]+ of 100,000 row\(s\)\.$/));
+    expect(await within(rowsList()).findByRole('link', { name: '11 Main St, Seattle, WA 98104' })).toBeInTheDocument();
+
+    await user.selectOptions(within(filters).getByRole('combobox', { name: 'Sort by' }), 'Earthquake score');
+    await user.selectOptions(within(filters).getByRole('combobox', { name: 'Order' }), 'Lowest first');
+    await waitFor(() => expect(asked.at(-1)!.get('order')).toBe('asc'));
+    expect(asked.at(-1)!.get('sort')).toBe('ERQK_Score');
+    await waitFor(() => expect(within(filters).getByRole('status')).toHaveTextContent('Sorted by earthquake score, lowest first; unknown scores last.'));
+    const firstSorted = await within(rowsList()).findAllByRole('article');
+    expect(firstSorted[0]).toHaveTextContent(/Earthquake score: \d+\.\d\d/);
+
+    await user.clear(within(filters).getByRole('searchbox', { name: 'Address contains' }));
+    await waitFor(() => expect(asked.at(-1)!.get('search')).toBeNull());
+    await user.click(within(filters).getByRole('button', { name: 'Clear filters' }));
+    expect(within(filters).getByRole('status')).toHaveTextContent('Showing 100,000 of 100,000 row(s).');
+  });
+
   it('builds the request path with only the filters set', () => {
-    expect(exportRowsPath({ filename: 'a b.csv', offset: 200, limit: 100, match_level: '', county: 'not located', rating: '' }))
+    expect(exportRowsPath({ filename: 'a b.csv', offset: 200, limit: 100, match_level: '', county: 'not located', rating: '', order: 'desc' }))
       .toBe('/api/exports/a%20b.csv/rows?offset=200&limit=100&county=not+located');
+    expect(exportRowsPath({ filename: 'a.csv', offset: 0, limit: 100, search: '5th ave', sort: 'ERQK_Score', order: 'asc' }))
+      .toBe('/api/exports/a.csv/rows?offset=0&limit=100&search=5th+ave&sort=ERQK_Score&order=asc');
   });
 });
