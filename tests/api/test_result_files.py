@@ -1,7 +1,8 @@
-"""A batch's results as files in the file store, over HTTP on SQLite and PostgreSQL: every
-download streams the stored bytes, the chunks' files go once the export is stored, deleting an
-export deletes its files, the stored default portfolio summary equals one summed afresh, an export
-stored in the database before export files still downloads, and a whole job runs on S3 (moto)."""
+"""A batch's results as files in the file store, over HTTP on SQLite and PostgreSQL: a finished
+job's export is its manifest and its chunks' Parquet files, where the chunks wrote them (nothing
+copied or composed), all counted in its size; every download is a query over them; deleting the
+export deletes every one of its files; a client-supplied export is a CSV file; and a whole job
+runs on S3 (moto)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,14 @@ import io
 import json
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import openpyxl
 import pytest
 from httpx import AsyncClient
-from sqlalchemy import insert
 
-from adapters.db.batch_tables import ExportFileRow
-from application.portfolio_tally import decode_summary, tally_lines
+from application.ports.results import read_manifest
+from application.result_files import stored_keys
 from entrypoints.container import Container
 from tests.api.test_detailed_export import UPLOAD, _finished_export
 from tests.conftest import sign_up_and_log_in
@@ -37,49 +36,50 @@ async def files_under(container: Container, prefix: str) -> list[str]:
     return sorted([stored.key async for stored in container.file_store().list_files(prefix)])
 
 
-async def test_downloads_stream_the_stored_files_and_the_chunks_files_are_gone(
+async def test_an_export_is_its_manifest_and_chunk_files_and_every_download_reads_them(
     client: AsyncClient, container: Container, tmp_path: Path,
 ) -> None:
     user = await sign_up_and_log_in(client, "files@example.com")
     name = await _finished_export(client, container, user["headers"])
     export = await container.batch_store().export(user["uid"], name)
-    assert export.csv_key == f"exports/{user['uid']}/{export.id}.csv" and export.detail_key and export.summary_key
-    assert export.rows_index_key == f"exports/{user['uid']}/{export.id}.rows"  # the viewer's index, deleted with it
-    csv_bytes, detail_bytes = await stored(container, export.csv_key), await stored(container, export.detail_key)
-    # All four files count against the owner's storage.
-    assert export.size_bytes == sum([len(await stored(container, key)) for key in export.keys])
-    assert export.size_bytes > len(csv_bytes) + len(detail_bytes)
+    assert export.manifest_key == f"exports/{user['uid']}/{export.id}.manifest.json"
+    assert (export.csv_key, export.detail_key, export.summary_key, export.rows_index_key) == (None,) * 4
+    manifest = await read_manifest(container.file_store(), export.manifest_key)
+    rows = UPLOAD.count("\n") - 1
+    assert manifest.rows == rows and manifest.user_columns == UPLOAD.splitlines()[0].split(",")
+    # Its files: the manifest, and the chunks' files where the chunks wrote them; all counted, as stored.
+    keys = await stored_keys(container.file_store(), export)
+    assert sorted(keys) == sorted([export.manifest_key, *manifest.keys])
+    assert all(key.startswith(f"jobs/{export.job_id}/out/") and key.endswith(".parquet") for key in manifest.keys)
+    assert export.size_bytes == sum([len(await stored(container, key)) for key in keys])
+    # The chunks' inputs went with the finish (every chunk was done); their results are the export's.
+    assert await files_under(container, "jobs/") == sorted(manifest.keys)
+    assert await files_under(container, "exports/") == [export.manifest_key]
 
     download = await client.get(f"/api/download/{name}", headers=user["headers"])
-    assert download.status_code == 200 and download.content == csv_bytes
-    assert download.headers["content-type"].startswith("text/csv") and name in download.headers["content-disposition"]
+    assert download.status_code == 200 and name in download.headers["content-disposition"]
+    assert download.headers["content-type"].startswith("text/csv")
     view = await client.get(f"/api/view-export/{name}", headers=user["headers"])
-    assert view.content == csv_bytes and view.headers["x-export-source"] == "computed"
-    rows = [row for row in csv.DictReader(io.StringIO(csv_bytes.decode())) if row["address"]]
-    assert rows[0]["address"].startswith("701 5th Ave")  # in input order
+    assert view.content == download.content and view.headers["x-export-source"] == "computed"
+    spec_rows = [row for row in csv.DictReader(io.StringIO(download.text)) if row["address"]]
+    assert spec_rows[0]["address"].startswith("701 5th Ave")  # in input order
     jsonl = await client.get(f"/api/exports/{name}/detailed", params={"format": "jsonl"}, headers=user["headers"])
-    assert jsonl.content == detail_bytes and len(detail_bytes.splitlines()) == UPLOAD.count("\n") - 1
+    records = [json.loads(line) for line in jsonl.content.splitlines()]
+    assert len(records) == rows and [r["row"] for r in records] == list(range(2, rows + 2))
     detailed_csv = await client.get(f"/api/exports/{name}/detailed", params={"format": "csv"}, headers=user["headers"])
-    records = [json.loads(line) for line in detail_bytes.splitlines()]
     converted = list(csv.DictReader(io.StringIO(detailed_csv.content.decode("utf-8-sig"))))
-    assert [r["policy_no"] for r in converted] == [r["input"]["policy_no"].replace("=", "'=", 1) if r["input"]["policy_no"].startswith("=") else r["input"]["policy_no"] for r in records]
+    # The user's values as they came in JSON Lines; neutralised in the spreadsheet formats only.
+    assert [r["policy_no"] for r in converted] == [
+        "'" + r["input"]["policy_no"] if r["input"]["policy_no"].startswith("=") else r["input"]["policy_no"] for r in records]
     xlsx = await client.get(f"/api/exports/{name}/detailed", params={"format": "xlsx"}, headers=user["headers"])
-    assert openpyxl.load_workbook(io.BytesIO(xlsx.content), read_only=True)["Rows"].max_row == len(records) + 1
-
-    # The chunks' results and (every chunk was done) inputs went with the finish.
-    assert await files_under(container, "jobs/") == []
-    assert await files_under(container, "exports/") == sorted(export.keys)
-
-    # The default summary was stored while the export was assembled; it equals one summed afresh.
-    fresh = tally_lines(detail_bytes.decode(), None, "composite").summary()
-    assert decode_summary(await stored(container, export.summary_key)) == fresh
+    assert openpyxl.load_workbook(io.BytesIO(xlsx.content), read_only=True)["Rows"].max_row == rows + 1
     portfolio = await client.get(f"/api/exports/{name}/portfolio", headers=user["headers"])
-    assert portfolio.status_code == 200 and portfolio.json()["headline"]["rows"] == len(records)
+    assert portfolio.status_code == 200 and portfolio.json()["headline"]["rows"] == rows
 
     assert (await client.delete(f"/api/exports/{name}", headers=user["headers"])).status_code == 200
-    assert await files_under(container, "exports/") == []
-    assert [path for path in (tmp_path / "files" / "exports").rglob("*") if not path.is_dir() or path.name.endswith("+parts")
-            ] == [], "nothing of it left on disk"
+    assert await files_under(container, "exports/") == [] and await files_under(container, "jobs/") == []
+    assert [path for path in (tmp_path / "files").rglob("*")
+            if path.is_file() and ("exports" in path.parts or "jobs" in path.parts)] == [], "nothing of it left on disk"
     assert (await client.get(f"/api/download/{name}", headers=user["headers"])).status_code == 404
 
 
@@ -96,32 +96,6 @@ async def test_a_client_supplied_export_is_a_file_too_without_a_detailed_version
     assert download.content == await stored(container, export.csv_key) and b"1 Main St" in download.content
     assert (await client.get(f"/api/exports/{name}/detailed", headers=user["headers"])).status_code == 404
     assert (await client.get(f"/api/exports/{name}/portfolio", headers=user["headers"])).status_code == 404
-
-
-async def test_an_export_stored_in_the_database_before_export_files_still_downloads(
-    client: AsyncClient, container: Container,
-) -> None:
-    user = await sign_up_and_log_in(client, "legacy@example.com")
-    name = await _finished_export(client, container, user["headers"])
-    export = await container.batch_store().export(user["uid"], name)
-    csv_text = (await stored(container, export.csv_key)).decode()
-    detail_text = (await stored(container, export.detail_key)).decode()
-    legacy = "legacy_export_20250101_000000_000001.csv"
-    await container.writer().execute(  # a row as migration 0016 leaves an older export
-        insert(ExportFileRow).values(
-            id=str(uuid.uuid4()), user_id=user["uid"], name=legacy, content=csv_text, detail=detail_text,
-            detail_columns=json.dumps(list(export.detail_columns)), size_bytes=1, source="computed",
-            exported_at=datetime.now(UTC),
-        )
-    )
-    try:
-        assert (await client.get(f"/api/download/{legacy}", headers=user["headers"])).text == csv_text
-        jsonl = await client.get(f"/api/exports/{legacy}/detailed", params={"format": "jsonl"}, headers=user["headers"])
-        assert jsonl.text == detail_text
-        old, new = [(await client.get(f"/api/exports/{n}/portfolio", headers=user["headers"])).json() for n in (legacy, name)]
-        assert old["headline"] == new["headline"] and old["counties"] == new["counties"]
-    finally:
-        await client.delete(f"/api/exports/{legacy}", headers=user["headers"])
 
 
 class TestOnS3:
@@ -145,13 +119,14 @@ class TestOnS3:
         name = await _finished_export(client, container, user["headers"])
         export = await container.batch_store().export(user["uid"], name)
         download = await client.get(f"/api/download/{name}", headers=user["headers"])
-        assert download.status_code == 200 and download.content == await stored(container, export.csv_key)
-        assert download.content.decode().count("701 5th Ave") >= 2
+        assert download.status_code == 200 and download.content.decode().count("701 5th Ave") >= 2
         xlsx = await client.get(f"/api/exports/{name}/detailed", params={"format": "xlsx"}, headers=user["headers"])
         sheet = openpyxl.load_workbook(io.BytesIO(xlsx.content), read_only=True)["Rows"]
         assert xlsx.status_code == 200 and sheet.max_row == UPLOAD.count("\n")  # a header and one row per input row
         listed = s3_client(str(container_settings["s3_endpoint_url"]), "us-east-1").list_objects_v2(
             Bucket=str(container_settings["s3_bucket"]))
         keys = sorted(item["Key"] for item in listed.get("Contents", []))
-        assert [key for key in keys if key.startswith("exports/")] == sorted(export.keys)
-        assert [key for key in keys if "/out/" in key] == []  # the chunks' results went with the finish
+        manifest = await read_manifest(container.file_store(), export.manifest_key)
+        assert [key for key in keys if key.startswith("exports/")] == [export.manifest_key]
+        assert [key for key in keys if "/out/" in key] == sorted(manifest.keys)  # the chunks' results are the export's
+        assert [key for key in keys if "/in/" in key] == []  # their inputs went with the finish
