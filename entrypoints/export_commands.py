@@ -33,6 +33,8 @@ def convert() -> None:
             await container.engine().dispose()
 
     report = asyncio.run(run())
+    for name in report.skipped:
+        click.echo(f"not converted, its detailed records are missing from the file store: {name}", err=True)
     if not report.converted and not report.csv_moved:
         click.echo("no export to convert")
         return

@@ -44,6 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from adapters.db.batch_tables import ExportFileRow
 from adapters.db.writer import SqlWriter
 from adapters.results.chunk_writer import ChunkTable, WrittenChunk, chunk_keys, write_bytes
+from application.errors import NotFound
 from application.ports.files import FileStore
 from application.ports.results import ExportManifest, ManifestChunk, manifest_key, write_manifest
 from domain.export import FORMULA_TRIGGERS
@@ -64,6 +65,7 @@ class ConversionReport:
     bytes_before: int = 0  # of the converted exports, as their rows counted them
     bytes_after: int = 0
     occupants_not_matched: int = 0  # rows whose SPEC CSV group did not match their record
+    skipped: list[str] = field(default_factory=list)  # exports whose records are missing: left as they are
     names: list[str] = field(default_factory=list)
 
 
@@ -100,7 +102,12 @@ class LegacyExportConverter:
                 if export.in_database:
                     report.csv_moved += await self._move_csv(export)
                 continue
-            rows, size, unmatched = await self.convert(export)
+            try:
+                rows, size, unmatched = await self.convert(export)
+            except NotFound:
+                log.warning("export not converted: its records are missing", extra={"export": export.name})
+                report.skipped.append(export.name)
+                continue
             if size is None:
                 continue
             report.converted += 1
@@ -212,10 +219,11 @@ class LegacyExportConverter:
         for path, key, column in ((records_path, export.detail_key, ExportFileRow.detail),
                                   (csv_path, export.csv_key, ExportFileRow.content)):
             with path.open("wb") as out:
-                if key is not None:
-                    if await self._files.exists(key):
-                        async for piece in self._files.read(key):
-                            out.write(piece)
+                # Missing records raise NotFound: the export is left as it is, never emptied. A
+                # missing CSV only costs the occupants.
+                if key is not None and (key == export.detail_key or await self._files.exists(key)):
+                    async for piece in self._files.read(key):
+                        out.write(piece)
                 elif export.in_database:
                     text = await self._text_of(export.id, column)
                     out.write((text or "").encode())

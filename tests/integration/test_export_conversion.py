@@ -383,3 +383,25 @@ def test_the_conversion_works_alike_on_the_local_store_and_on_s3(scratch: Path, 
             await world.engine.dispose()
 
     run(scenario())
+
+
+@ONE_EXAMPLE
+@given(rows=A_FEW_ROWS)
+def test_an_export_whose_records_are_missing_is_left_as_it_is(scratch: Path, template: Path, rows: list[Row]) -> None:
+    world = World(scratch, template)
+
+    async def scenario() -> None:
+        try:
+            export_id = await add_old_export(world, await world.user(), rows)
+            old = await world.row(export_id)
+            await world.files.delete(old.detail_key)
+
+            report = await world.converter().convert_all()
+
+            assert report.converted == 0 and len(report.skipped) == 1
+            assert await world.row(export_id) == old
+            assert await world.files.exists(old.csv_key), "its CSV is kept: nothing is emptied"
+        finally:
+            await world.engine.dispose()
+
+    run(scenario())
