@@ -55,7 +55,10 @@ SOURCES = (
     "HUD-USPS ZIP-County crosswalk; Geocorr 2022 and Census places (county choice)",
     "City business registries (occupants), City of Seattle building benchmarking (buildings)",
 )
-ROWS_PER_QUERY = 5_000  # rows a query sorts and hands out (a chunk or a few small ones): what memory holds
+# Rows a query hands out at most (a few chunks): what memory holds of a download, about 20 MB of
+# CSV lines; JSON Lines records are five times longer.
+ROWS_PER_QUERY = 20_000
+JSONL_ROWS_PER_QUERY = 5_000
 BATCH_ROWS = 4096  # rows a fetched Arrow batch: a piece of the download
 READ_PIECE = 1024 * 1024  # the finished XLSX is read out in pieces of this size
 PARQUET_COMPRESSION = "zstd"
@@ -89,6 +92,10 @@ def _neutralised(expr: str) -> str:
 # Text that needs neutralising (a formula trigger first) or quoting (a comma, a quote, a line break).
 _SPECIAL = r"""'^[=+\-@\t\r]|[,"\r\n]'"""
 _QUOTED = r"""'[,"\r\n]'"""
+# The same in text cells joined by \x1f; and the detailed CSV's columns whose text most often
+# holds a comma (written cell by cell, never plain).
+_CELL_SPECIAL = r"""'(^|\x1f)[=+\-@\t\r]|[,"\r\n]'"""
+_OFTEN_QUOTED = frozenset({"message", "normalized_address", "alternative_counties", "data_as_of"})
 
 
 def _csv_text(expr: str) -> str:
@@ -143,7 +150,7 @@ def _in_order(cursor: duckdb.DuckDBPyConnection, sql: str, order: Sequence[str],
         table = table.take(pc.sort_indices(table, sort_keys=[(name, "ascending") for name in order]))
     if drop:
         table = table.drop_columns(list(order))
-    return table.combine_chunks().to_batches(BATCH_ROWS)
+    return table.to_batches(BATCH_ROWS)
 
 
 def _ascending(column: pa.ChunkedArray) -> bool:
@@ -151,11 +158,11 @@ def _ascending(column: pa.ChunkedArray) -> bool:
     return bool((values[1:] > values[:-1]).all())
 
 
-async def _batches(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",), drop: bool = True
-                   ) -> AsyncIterator[pa.RecordBatch]:
+async def _batches(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",), drop: bool = True,
+                   rows_per_query: int = ROWS_PER_QUERY) -> AsyncIterator[pa.RecordBatch]:
     """The query's rows over each group of the dataset's chunks in turn, in input order, as Arrow
     batches (without the ordering columns when `drop`)."""
-    for group in query_groups(dataset.manifest):
+    for group in query_groups(dataset.manifest, rows_per_query):
         with dataset.cursor(group) as cursor:
             batches = await asyncio.to_thread(_in_order, cursor, sql, order, drop)
         for batch in batches:
@@ -173,10 +180,11 @@ def _texts_bytes(column: pa.Array) -> bytes:
     return data[start:end].to_pybytes()
 
 
-async def _lines(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",)) -> AsyncIterator[bytes]:
+async def _lines(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",),
+                 rows_per_query: int = ROWS_PER_QUERY) -> AsyncIterator[bytes]:
     """The bytes of the query's text column (a line a row; its other columns, `order`, put the
     lines in order), a batch at a time."""
-    async for batch in _batches(dataset, sql, order):
+    async for batch in _batches(dataset, sql, order, rows_per_query=rows_per_query):
         yield _texts_bytes(batch.column(0))
 
 
@@ -235,25 +243,38 @@ def _detailed_csv_sql(user_columns: int, fact_kinds: dict[str, str]) -> str:
     assert names[county_at:county_at + len(_COUNTY_COLUMNS)] == _COUNTY_COLUMNS
     assert names[tract_at:tract_at + len(_TRACT_COLUMNS)] == tuple("tract_" + name for name in _TRACT_COLUMNS)
     skipped = {*range(county_at + 1, county_at + len(_COUNTY_COLUMNS)), *range(tract_at + 1, tract_at + len(_TRACT_COLUMNS))}
-    cells = [_csv_text(f"f.{input_name(i)}") for i in range(user_columns)]
+    # Each cell as it must be written (`cells`), and as it is in most rows (`plain`): a row whose
+    # text cells (`checked`, in one test) have nothing to neutralise or quote is its plain cells.
+    checked = [f"f.{input_name(i)}" for i in range(user_columns)]
+    cells, plain = [_csv_text(expr) for expr in checked], [f"COALESCE({expr}, '')" for expr in checked]
     for position, name in enumerate(names):
         if position == county_at:
-            cells.append("COALESCE(c.county_part, " + _text("," * (len(_COUNTY_COLUMNS) - 1)) + ")")
+            cell = "COALESCE(c.county_part, " + _text("," * (len(_COUNTY_COLUMNS) - 1)) + ")"
         elif position == tract_at:
-            cells.append("COALESCE(t.tract_part, " + _text("," * (len(_TRACT_COLUMNS) - 1)) + ")")
+            cell = "COALESCE(t.tract_part, " + _text("," * (len(_TRACT_COLUMNS) - 1)) + ")"
         elif position in skipped:
             continue
         elif name == "low_confidence":
-            cells.append("CASE WHEN f.low_confidence THEN 'yes' ELSE 'no' END")
+            cell = "CASE WHEN f.low_confidence THEN 'yes' ELSE 'no' END"
+        elif not _is_text(fact_kinds[name]):
+            cell = _csv_number(f"f.{_q(name)}")
+        elif name in _OFTEN_QUOTED:
+            cell = _csv_text(f"f.{_q(name)}")
         else:
-            expr = f"f.{_q(name)}"
-            cells.append(_csv_text(expr) if _is_text(fact_kinds[name]) else _csv_number(expr))
+            cells.append(_csv_text(f"f.{_q(name)}"))
+            plain.append(f"COALESCE(f.{_q(name)}, '')")
+            checked.append(f"f.{_q(name)}")
+            continue
+        cells.append(cell)
+        plain.append(cell)
+    line = (f"CASE WHEN regexp_matches(concat_ws(chr(31), {', '.join(checked)}), {_CELL_SPECIAL})"
+            f" THEN {_csv_line(cells)} ELSE {_csv_line(plain)} END")
     county_part = "concat(" + ", ',', ".join(_score_cell("s", name) for name in _COUNTY_COLUMNS) + ")"
     tract_part = "concat(" + ", ',', ".join(_score_cell("s", name) for name in _TRACT_COLUMNS) + ")"
     return (
         f"WITH parts AS (SELECT level, geoid, nri_version, {county_part} AS county_part, {tract_part} AS tract_part"
         " FROM scores AS s)"
-        f" SELECT f.row, {_csv_line(cells)} AS line FROM facts AS f"
+        f" SELECT f.row, {line} AS line FROM facts AS f"
         f" LEFT JOIN (SELECT * FROM parts WHERE level = '{COUNTY}') AS c"
         " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
         f" LEFT JOIN (SELECT * FROM parts WHERE level = '{TRACT}') AS t"
@@ -646,5 +667,5 @@ async def _detailed_csv(dataset: ExportDataset) -> AsyncIterator[bytes]:
 
 
 async def _jsonl(dataset: ExportDataset) -> AsyncIterator[bytes]:
-    async for piece in _lines(dataset, _jsonl_sql(dataset.user_columns)):
+    async for piece in _lines(dataset, _jsonl_sql(dataset.user_columns), rows_per_query=JSONL_ROWS_PER_QUERY):
         yield piece
