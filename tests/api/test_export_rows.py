@@ -1,5 +1,6 @@
 """The export viewer's rows over HTTP, on SQLite and PostgreSQL: a real batch's rows in export
-order, the filters and what they can be set to, paging, owner scoping and clear 4xx answers."""
+order, queried from its dataset (never a download of the whole export), the filters and what they
+can be set to, sorting by a score, the user's own columns, paging, owner scoping and clear 4xx answers."""
 
 from __future__ import annotations
 
@@ -43,9 +44,12 @@ async def test_the_rows_of_a_finished_batch_filtered_and_paged(
     monkeypatch.setattr(files, "read_range", counted_range)
 
     whole = await _rows(client, name, user["headers"])
-    # The first open reads ranges of the index stored while the export was assembled (its length,
-    # its header, the page's rows), never the detailed records.
-    assert keys_read == [export.rows_index_key] * 3
+    # The first open reads the export's manifest through the store; DuckDB reads the chunks' files in
+    # place (the local store). Nothing else: no download of the detailed export, no index.
+    assert keys_read == [export.manifest_key]
+    assert whole["columns"] == ["policy_no", "Street Address", "City", "State", "Zip", "Country", "insured_value"]
+    assert [r["values"][0] for r in whole["rows"]] == ["P-1", '=HYPERLINK("http://evil.example")', "P-3", "P-4", "P-1"]
+    assert whole["rows"][1]["values"][4] == "00901" and whole["sort"] is None
     assert (whole["export"], whole["total_rows"], whole["total_matching"]) == (name, 5, 5)
     assert [r["index"] for r in whole["rows"]] == [0, 1, 2, 3, 4] and [r["row"] for r in whole["rows"]] == [2, 3, 4, 5, 6]
     seattle, san_juan, allston, unread, repeat = whole["rows"]
@@ -57,7 +61,7 @@ async def test_the_rows_of_a_finished_batch_filtered_and_paged(
     assert san_juan["rating"] == "Insufficient Data"  # NRI's own word, kept as a rating of its own
     assert allston["low_confidence"] is True and "02134" in allston["message"]
     assert unread["status"] == "not located" and unread["county_fips"] is None and unread["match_level"] == "none"
-    assert repeat == {**seattle, "index": 4, "row": 6}
+    assert repeat == {**seattle, "index": 4, "row": 6, "values": repeat["values"]}
 
     filters = whole["filters"]
     assert [c["value"] for c in filters["match_levels"]][0] == "building" and filters["match_levels"][-1]["value"] == "none"
@@ -78,6 +82,21 @@ async def test_the_rows_of_a_finished_batch_filtered_and_paged(
     assert both["total_matching"] == 0 and both["rows"] == []
     seattle_rating = await _rows(client, name, user["headers"], rating=seattle["rating"], county="53033", match_level="building")
     assert [r["index"] for r in seattle_rating["rows"]] == [0, 4]
+
+    states = {c["value"]: c["rows"] for c in filters["states"]}
+    assert states == {"WA": 2, "PR": 1, "MA": 1, "not located": 1}
+    assert {c["value"]: c["rows"] for c in filters["statuses"]}["not located"] == 1
+    assert {c["value"]: c["rows"] for c in filters["low_confidence"]} == {"yes": 1, "no": 4}
+    assert [r["index"] for r in (await _rows(client, name, user["headers"], state="WA"))["rows"]] == [0, 4]
+    assert [r["index"] for r in (await _rows(client, name, user["headers"], low_confidence="yes"))["rows"]] == [2]
+    assert [r["index"] for r in (await _rows(client, name, user["headers"], status="not located"))["rows"]] == [3]
+    assert [r["index"] for r in (await _rows(client, name, user["headers"], search="5TH ave"))["rows"]] == [0, 4]
+    # Sorted by a score, unknown last (San Juan has none; the unread row is not located).
+    by_quake = await _rows(client, name, user["headers"], sort="ERQK_Score", order="desc")
+    quakes = [r["sort_score"] for r in by_quake["rows"]]
+    known = [q for q in quakes if q is not None]
+    assert known == sorted(known, reverse=True) and quakes[len(known):] == [None] * (5 - len(known)) and by_quake["sort"] == "ERQK_Score"
+    assert [r["index"] for r in by_quake["rows"]][-2:] == [1, 3] and by_quake["order"] == "desc"
 
     pages = [await _rows(client, name, user["headers"], offset=offset, limit=2) for offset in (0, 2, 4, 6)]
     assert [[r["index"] for r in page["rows"]] for page in pages] == [[0, 1], [2, 3], [4], []]
@@ -104,6 +123,10 @@ async def test_bad_parameters_say_what_is_allowed(client: AsyncClient, container
     level = await refused(match_level="rooftop")
     assert "match_level must be one of" in level and "building" in level
     assert "rating must be one of" in await refused(rating="Extreme")
+    assert "state must be one of" in await refused(state="ZZ")
+    assert "low_confidence must be one of the values in this export: yes, no" in await refused(low_confidence="maybe")
+    assert "sort must be one of: Total_Score, AVLN_Score" in await refused(sort="risk_rating")
+    assert "order" in await refused(sort="Total_Score", order="sideways")
 
 
 async def test_rows_are_the_owners_only_and_need_a_detailed_export(client: AsyncClient, container: Container) -> None:

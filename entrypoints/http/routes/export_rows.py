@@ -41,7 +41,8 @@ async def export_rows(  # noqa: PLR0913 - one parameter per filter
     limit: Annotated[int, QueryParameter(description=LIMIT)] = 100,
     match_level: Annotated[str | None, QueryParameter(max_length=40, description=MATCH_LEVEL)] = None,
     county: Annotated[str | None, QueryParameter(max_length=40, description=COUNTY)] = None,
-    state: Annotated[str | None, QueryParameter(max_length=40, description=STATE)] = None,
+    # `state` is Litestar's own keyword (the app's state): the parameter is named apart, asked for as `state`.
+    county_state: Annotated[str | None, QueryParameter(query="state", max_length=40, description=STATE)] = None,
     rating: Annotated[str | None, QueryParameter(max_length=40, description=RATING)] = None,
     low_confidence: Annotated[str | None, QueryParameter(max_length=10, description=LOW_CONFIDENCE)] = None,
     status: Annotated[str | None, QueryParameter(max_length=40, description=STATUS)] = None,
@@ -50,7 +51,7 @@ async def export_rows(  # noqa: PLR0913 - one parameter per filter
     order: Annotated[Literal["asc", "desc"], QueryParameter(description=ORDER)] = "desc",
 ) -> ExportRowsBody:
     wanted = RowFilter(
-        match_level=match_level or None, county=county or None, rating=rating or None, state=state or None,
+        match_level=match_level or None, county=county or None, rating=rating or None, state=county_state or None,
         low_confidence=low_confidence or None, status=status or None, search=(search or "").strip() or None,
     )
     ordered = RowOrder(sort or None, descending=order == "desc")
