@@ -15,6 +15,7 @@ from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
 from adapters.results.downloads import ResultDownloads
 from adapters.results.chunk_writer import ParquetChunkWriter
+from adapters.results.viewer import ViewerQueries
 from adapters.files.local import LocalFileStore
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
@@ -433,7 +434,10 @@ class Container(containers.DeclarativeContainer):
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)
     portfolios = providers.Singleton(PortfolioService, store=batch_store, files=file_store, naics=naics_table)
-    export_rows = providers.Singleton(ExportRowsService, store=batch_store, files=file_store)
+    # The viewer's pages: queries over the export's dataset (adapters/results/viewer.py, H4).
+    export_rows = providers.Singleton(
+        ExportRowsService, store=batch_store, files=file_store, queries=providers.Singleton(ViewerQueries, files=file_store),
+    )
 
 
 def build_container(settings: Settings | None = None) -> Container:
