@@ -58,7 +58,7 @@ _KEYS = {
 _SCORES_JOIN = " LEFT JOIN scores AS s ON s.at = k.score"
 # What `keys` holds of a facts row `f` (the score's place is joined in as it is made).
 _KEY_COLUMNS = (
-    "f.row, f.file_index::SMALLINT AS file, f.file_row_number::INTEGER AS at,"
+    "f.row::INTEGER AS row, f.file_index::SMALLINT AS file, f.file_row_number::INTEGER AS at,"
     f" coalesce(f.match_level, '{UNKNOWN}') AS match_level, coalesce(f.county_fips, '{NO_COUNTY}') AS county,"
     f" coalesce(f.county_state, '{NO_COUNTY}') AS state, coalesce(f.status, '{UNKNOWN}') AS status,"
     " coalesce(f.low_confidence, false) AS low_confidence"
@@ -141,10 +141,17 @@ def _cursor(prepared: _Prepared, paths: Sequence[str] | None = None) -> duckdb.D
 
 
 def _compact(batch: pa.RecordBatch | pa.Table) -> pa.Table:
-    """Texts as dictionary codes: a county's name is held once, not once a row."""
-    return pa.Table.from_arrays(
-        [pc.dictionary_encode(column) if pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
-         or pa.types.is_string_view(column.type) else column for column in batch.columns], names=batch.schema.names)
+    """Texts as dictionary codes of the fewest bytes that hold them: a county's name is held once,
+    not once a row, and a row's county is 2 bytes."""
+    columns = []
+    for column in batch.columns:
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) or pa.types.is_string_view(column.type):
+            coded = pc.dictionary_encode(column.cast(pa.string()))
+            values = len(coded.dictionary) if isinstance(coded, pa.Array) else max((len(c.dictionary) for c in coded.chunks), default=0)
+            index = pa.int8() if values < 2**7 else pa.int16() if values < 2**15 else pa.int32()
+            column = coded.cast(pa.dictionary(index, pa.string()))
+        columns.append(column)
+    return pa.Table.from_arrays(columns, names=batch.schema.names)
 
 
 def _prepared_of(dataset: ExportDataset) -> _Prepared:

@@ -2,7 +2,9 @@
 // made through the real app, in a real browser: its rows paged from the server (never the whole
 // file), a few cards in the page at a time, the next stretch, scrolled to the last row, filtered on
 // the server, axe-core, and screenshots at 1280 and 390 px. 20,500 rows are the fewest that make
-// two stretches with room; E2E_VIEWER_ROWS=100000 runs the same test at the upload limit.
+// two stretches with room; E2E_VIEWER_ROWS=100000 runs the same test at the upload limit. Then the
+// filters and sorts of the columnar dataset (#27): state, status, a text in the address, a hazard's
+// score highest first, and the user's own columns on each card.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { a11yViolations, largePortfolio, launch, newUser, openPage, overflow, screenshotPath, scrollToCard } from './helpers.mjs';
@@ -65,6 +67,23 @@ test('the export viewer of a batch of two stretches pages its rows from the serv
   console.log(`# King County's ${kingRows} rows shown ${Date.now() - filtered} ms after choosing it`);
   assert.ok(kingRows > 0 && kingRows < LARGE_ROWS, `King County's rows only (${kingRows})`);
   assert.match(await cards.first().textContent(), /King County, WA \(53033\)/);
+  // Every card carries the upload's own columns, compactly.
+  const own = cards.first().getByRole('definition').first();
+  await own.waitFor();
+  assert.ok(await cards.first().locator('dl[aria-label="Your columns"] dt').count() > 0, "the user's columns on the card");
+
+  // Sorted on the server by a hazard's score, highest first, within the county; then an address search.
+  const sorted = Date.now();
+  await page.getByRole('combobox', { name: 'Sort by' }).selectOption({ label: 'Earthquake score' });
+  await page.getByText(/Sorted by earthquake score, highest first/).waitFor({ timeout: 60_000 });
+  await cards.first().getByText(/Earthquake score:/).waitFor({ timeout: 60_000 });
+  console.log(`# King County sorted by earthquake score shown ${Date.now() - sorted} ms after choosing it`);
+  const search = page.getByRole('searchbox', { name: 'Address contains' });
+  await search.fill('st');
+  await search.press('Enter');
+  await page.getByText(/^Showing [\d,]+ of [\d,]+ row\(s\)\. Sorted by/).waitFor({ timeout: 60_000 });
+  assert.ok(asked.some((url) => /search=st\b/.test(url) && /sort=ERQK_Score/.test(url) && /county=53033/.test(url)));
+  await cards.first().getByRole('link').waitFor();
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: screenshotPath('export-viewer-large-1280') });
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations on the viewer');
