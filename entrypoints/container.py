@@ -13,8 +13,9 @@ from adapters.db.account_repositories import SqlUnitOfWork
 from adapters.db.engine import create_engine, create_session_factory, is_sqlite
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
-from adapters.results.downloads import ResultDownloads
 from adapters.results.chunk_writer import ParquetChunkWriter
+from adapters.results.downloads import ResultDownloads
+from adapters.results.portfolio import PortfolioQueries
 from adapters.results.viewer import ViewerQueries
 from adapters.files.local import LocalFileStore
 from adapters.identity.oidc_client import OidcIdentityProvider
@@ -433,7 +434,11 @@ class Container(containers.DeclarativeContainer):
     )
     # The queue runs the service's jobs and the service enqueues them: both get a lazy handle.
     in_process_queue.add_kwargs(service=batch.provider)
-    portfolios = providers.Singleton(PortfolioService, store=batch_store, files=file_store, naics=naics_table)
+    # The portfolio's summaries: group-bys over the export's dataset (adapters/results/portfolio.py, H5).
+    portfolios = providers.Singleton(
+        PortfolioService, store=batch_store, files=file_store, naics=naics_table,
+        queries=providers.Singleton(PortfolioQueries, files=file_store),
+    )
     # The viewer's pages: queries over the export's dataset (adapters/results/viewer.py, H4).
     export_rows = providers.Singleton(
         ExportRowsService, store=batch_store, files=file_store, queries=providers.Singleton(ViewerQueries, files=file_store),

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import msgspec
 from httpx import AsyncClient
 
 from application.ports.batch import ExportFile
-from application.batch_files import write_bytes
-from application.result_files import export_keys
 from entrypoints.container import Container
 from tests.api.test_detailed_export import _finished_export
 from tests.conftest import sign_up_and_log_in
+from tests.support.result_dataset import write_dataset
 from tests.unit.test_portfolio import TRACT_BOOK, V119, V120
 
 
@@ -55,25 +53,17 @@ async def test_the_summary_of_a_finished_batch(client: AsyncClient, container: C
     assert body["tracts"] is None and all(r["tract_score"] is None for r in body["riskiest"])
 
 
-async def store_files(files, export_id: str, user_id: str, lines: str, detail: str) -> tuple[str, str]:  # noqa: ANN001
-    keys = export_keys(user_id, export_id)
-    await write_bytes(files, keys.csv, lines.encode())
-    await write_bytes(files, keys.detail, detail.encode())
-    return keys.csv, keys.detail
-
-
 async def test_the_summary_carries_tract_scores_by_release_beside_the_countys(
     client: AsyncClient, container: Container,
 ) -> None:
     ann = await sign_up_and_log_in(client, "tract-portfolio@example.com")
     bob = await sign_up_and_log_in(client, "bob-tract-portfolio@example.com")
     name = "tracts_export_20261125_120000_000001.csv"
-    detail = "".join(msgspec.json.encode(record).decode() + "\n" for record in TRACT_BOOK)
-    files = container.file_store()
-    csv_key, detail_key = await store_files(files, "tract-export", ann["uid"], "address\n", detail)
+    written = await write_dataset(container.file_store(), ["tiv"], TRACT_BOOK, chunk_rows=2,
+                                  user_id=ann["uid"], export_id="tract-export", job_id="tract-job")
     await container.batch_store().add_export(ExportFile(
         id="tract-export", user_id=ann["uid"], name=name, exported_at=datetime.now(UTC),
-        csv_key=csv_key, detail_key=detail_key, detail_columns=("tiv",),
+        manifest_key=written.manifest_key, size_bytes=written.size_bytes, detail_columns=("tiv",),
     ))
 
     answer = await client.get(f"/api/exports/{name}/portfolio", headers=ann["headers"])

@@ -1,56 +1,117 @@
-"""The portfolio summary on a small hand-made book: unknown scores stay out of the histograms,
-a value column with bad cells is summed from the readable ones, and the counts add up."""
+"""The portfolio summary by group-bys over an export's dataset (adapters/results/portfolio.py) on a
+small hand-made book written with the real chunk writer: unknown scores stay out of the histograms,
+a value column with bad cells is summed from the readable ones, and the counts add up; its figures
+equal a pandas computation on the same rows, for any rows, chunking, peril and value column; the
+user's numbers are read in SQL exactly as parse_value reads them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+import asyncio
+import math
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+import duckdb
+import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from domain.perils import HAZARDS
+from adapters.files.local import LocalFileStore
+from adapters.results.dataset import ExportDataset
+from adapters.results.portfolio import PortfolioQueries, parse_values, summarise as summarise_sql
+from application.portfolio import PortfolioQuery
+from domain.address import BuildingKey
+from domain.lookup_result import Location, LookupResult, Provenance, TractPerils, not_located
+from domain.occupancy import Building, GeoPoint, Occupant, OccupantCoverage, ParsedAddress
+from domain.perils import HAZARDS, PerilScores
 from domain.portfolio import (
-    COMPOSITE, NO_OCCUPANTS, NOT_COVERED, RECORD_FIELDS, PortfolioTally, naics_sector, parse_value, summarise,
+    BIN_COUNT, COMPOSITE, HIGH_RATINGS, NO_OCCUPANTS, NO_RATING, NOT_COVERED, NOT_LOCATED, PERIL_IDS, TOP_COUNT,
+    PortfolioSummary, first_line, naics_sector, parse_value, rating_field, score_bin, score_field, sector_of,
+    top_hazards, tract_releases, with_sector_names,
 )
+from domain.row_facts import facts_of, score_rows
+from tests.support.result_dataset import Row, batch_rows, write_dataset
+
+V119, V120 = "1.19.0 (March 2023)", "1.20.0 (December 2025)"
 
 
-def record(
+def answer(
     row: int, *, fips: str | None = "53033", total: float | None = 50.0, rating: str | None = "Relatively Moderate",
-    match: str = "building", value: Any = None, naics: str = "", occupants: int | None = 0, low: bool = False,
-    building: bool = False, hazard: dict[str, float | None] | None = None,
-) -> dict[str, Any]:
-    located = fips is not None
-    fields: dict[str, Any] = {
-        "row": row, "input": {"tiv": value} if value is not None else {},
-        "status": "answered" if located else "not located",
-        "normalized_address": f"{row} Main St, Town, ST 00000",
-        "match_level": match if located else "none",
-        "county_fips": fips, "county_name": "King" if fips == "53033" else ("Pierce" if fips else None),
-        "county_state": "WA" if fips else None,
-        "low_confidence": "yes" if low else "no",
-        "Total_Score": total if located else None, "risk_rating": rating if located else None,
-        "occupant_count": occupants, "naics_codes": naics,
-        "property_name": "Tower" if building else None,
-    }
-    for h in HAZARDS:
-        score = (hazard or {}).get(h.code, 10.0) if located else None
-        fields[f"{h.code}_Score"] = score
-        fields[f"{h.code}_Rating"] = "Very Low" if score is not None else None
-    return fields
+    match: str = "building", naics: str = "", occupants: int | None = 0, low: bool = False, building: bool = False,
+    hazard: dict[str, float | None] | None = None, version: str | None = "1.20.0",
+    tract: tuple[float | None, str | None, str | None, float | None] | None = None,
+) -> LookupResult:
+    """A row's answer as the lookup gives it. `naics`: the occupants' codes, most common first
+    (the first code repeated to make up `occupants`); `occupants` None: no source covers it.
+    `tract`: (composite, rating, release, earthquake score) of its census tract."""
+    if fips is None:
+        return not_located(f"{row} Nowhere", "could not read", "2026-11-28T10:00:00+00:00", f"s{row}")
+    address = ParsedAddress(f"{row} Main St", "Town", "ST", "00000", None, BuildingKey(f"{row} MAIN ST", "00000"))
+    codes = naics.split()
+    people: tuple[Occupant, ...] = ()
+    if occupants:
+        filled = [codes[0]] * (occupants - len(codes)) + codes if codes else [None] * occupants
+        people = tuple(Occupant(name=f"o{i}", vicinity="here", naics_code=code) for i, code in enumerate(filled))
+    scores = {h.code: (hazard or {}).get(h.code, 10.0) for h in HAZARDS}
+    ratings = {code: "Very Low" for code, score in scores.items() if score is not None}
+    tract_perils = None
+    geoid = f"{fips}{row:06d}"
+    if tract is not None:
+        tract_total, tract_rating, tract_version, quake = tract
+        tract_scores = {h.code: (quake if h.code == "ERQK" else None) for h in HAZARDS}
+        tract_ratings = {code: "Very High" for code, score in tract_scores.items() if score is not None and score >= 80}
+        tract_perils = TractPerils(geoid, fips, PerilScores(tract_scores, tract_ratings, tract_total, tract_rating),
+                                   tract_version, "geocoder")
+    return LookupResult(
+        search_id=f"s{row}", query=f"{row} Main St", address=address,
+        location=Location("zip", fips, "King" if fips == "53033" else "Pierce", "WA", 1.0, low,
+                          point=GeoPoint(47.6, -122.3, match) if match != "none" else None,
+                          tract_geoid=geoid if tract is not None else None),
+        perils=PerilScores(scores=scores, ratings=ratings, total=total, total_rating=rating),
+        building=Building(address=f"{row} Main St", property_name="Tower") if building else None,
+        provenance=Provenance(version, "embedded", "registry", "NRI", None, "2026-11-28T10:00:00+00:00"),
+        occupants=people, occupant_coverage=None if occupants is None else OccupantCoverage(True, "registry", "here"),
+        tract_perils=tract_perils,
+    )
 
 
-BOOK = [
-    record(2, total=95.0, rating="Very High", value="2,500,000", naics="722511 445110", occupants=3, building=True,
-           hazard={"ERQK": 99.0, "VLCN": None}),
-    record(3, total=95.0, rating="Very High", value="$100", match="census_exact", hazard={"ERQK": 99.0, "VLCN": None}),
-    record(4, fips="53053", total=None, rating=None, value="n/a", match="zip_centroid", low=True, naics="311811",
-           occupants=1),
-    record(5, fips=None, value=""),
-    record(6, fips="53053", total=0.0, rating="Very Low", value="'-50", match="zip_centroid"),
+# Pierce's two rows were scored with two NRI releases (a county's scores are one per release).
+BOOK: list[Row] = [
+    (2, ["2,500,000"], answer(2, total=95.0, rating="Very High", naics="722511 445110", occupants=3, building=True,
+                              hazard={"ERQK": 99.0, "VLCN": None})),
+    (3, ["$100"], answer(3, total=95.0, rating="Very High", match="census_exact", hazard={"ERQK": 99.0, "VLCN": None})),
+    (4, ["n/a"], answer(4, fips="53053", total=None, rating=None, match="zip_centroid", low=True, naics="311811",
+                        occupants=1, version="1.19.0")),
+    (5, [""], answer(5, fips=None)),
+    (6, ["'-50"], answer(6, fips="53053", total=0.0, rating="Very Low", match="zip_centroid")),
 ]
+TRACT_BOOK: list[Row] = [
+    (2, BOOK[0][1], answer(2, total=95.0, rating="Very High", naics="722511 445110", occupants=3, building=True,
+                           hazard={"ERQK": 99.0, "VLCN": None}, tract=(99.0, "Very High", V119, 99.5))),
+    (3, BOOK[1][1], answer(3, total=95.0, rating="Very High", match="census_exact", hazard={"ERQK": 99.0, "VLCN": None},
+                           tract=(30.0, "Relatively Low", V119, None))),
+    BOOK[2], BOOK[3],
+    # The same release written two ways; the tract composite unknown.
+    (6, BOOK[4][1], answer(6, fips="53053", total=0.0, rating="Very Low", match="zip_centroid",
+                           tract=(None, None, V120, 85.0))),
+]
+
+
+async def summary_of(rows: Sequence[Row], value_column: str | None = None, peril: str = COMPOSITE,
+                     columns: Sequence[str] = ("tiv",), chunk_sizes: Sequence[int] = (2,)) -> PortfolioSummary:
+    with tempfile.TemporaryDirectory() as root:
+        files = LocalFileStore(Path(root))
+        written = await write_dataset(files, columns, rows, chunk_sizes=chunk_sizes)
+        return await PortfolioQueries(files).portfolio(written.manifest, PortfolioQuery(value_column, peril))
+
+
+def summarise(rows: Sequence[Row], value_column: str | None = None, peril: str = COMPOSITE,
+              sector_names: dict[str, str] | None = None, **kwargs: Any) -> PortfolioSummary:
+    summary = asyncio.run(summary_of(rows, value_column, peril, **kwargs))
+    return with_sector_names(summary, sector_names or {})
 
 
 def test_headline_counts_locate_levels_and_what_is_known() -> None:
@@ -59,6 +120,8 @@ def test_headline_counts_locate_levels_and_what_is_known() -> None:
     assert head.rows == 5 and head.located == 4 and head.not_located == 1
     assert head.located_by_match_level == {"zip_centroid": 2, "building": 1, "census_exact": 1}
     assert head.low_confidence == 1 and head.with_occupants == 2 and head.with_building_record == 1
+    # One count everywhere: the status column the exports and the viewer count by.
+    assert head.by_status == {"answered": 4, NOT_LOCATED: 1}
 
 
 def test_unknown_scores_are_left_out_of_the_histograms_not_counted_as_zero() -> None:
@@ -85,20 +148,22 @@ def test_counties_sum_locations_and_value_with_the_countys_scores() -> None:
     king = counties[0]
     assert king.composite_score == 95.0 and king.composite_rating == "Very High"
     assert king.top_hazards[0].peril == "ERQK" and len(king.top_hazards) == 3
-    # Pierce's first record has no composite; its scores still come from that record, unknown stays unknown.
+    # Pierce's first row has no composite; its scores still come from that row, unknown stays unknown.
     assert counties[1].composite_score is None
     assert summarise(BOOK).counties[0].value is None  # no value column: no sums, not 0
 
 
-def test_the_riskiest_are_ranked_by_the_chosen_peril_ties_in_file_order() -> None:
+def test_the_riskiest_are_ranked_by_the_chosen_peril_ties_in_file_order(tmp_path: Path) -> None:
     top = summarise(BOOK).riskiest
     assert [(r.index, r.row, r.score) for r in top] == [(0, 2, 95.0), (1, 3, 95.0), (4, 6, 0.0)]
     by_quake = summarise(BOOK, peril="ERQK").riskiest
     assert [r.score for r in by_quake] == [99.0, 99.0, 10.0, 10.0]
-    tally = PortfolioTally(top=2)
-    for index, item in enumerate(BOOK * 3):
-        tally.add(index, item)
-    assert [r.index for r in tally.summary().riskiest] == [0, 1]
+    thrice = [(line + 10 * copy, values, result) for copy in range(3) for line, values, result in BOOK]
+    files = LocalFileStore(tmp_path)
+    written = asyncio.run(write_dataset(files, ["tiv"], thrice, chunk_rows=4))
+    dataset = asyncio.run(ExportDataset.open(files, written.manifest))
+    with dataset.cursor() as cursor:
+        assert [r.index for r in summarise_sql(cursor, ["tiv"], None, COMPOSITE, top=2).riskiest] == [0, 1]
 
 
 def test_occupancy_mix_by_the_main_occupants_sector_with_names() -> None:
@@ -110,42 +175,14 @@ def test_occupancy_mix_by_the_main_occupants_sector_with_names() -> None:
     assert naics_sector("445110") == "44-45" and naics_sector("N/A") is None
 
 
-V119, V120 = "1.19.0 (March 2023)", "1.20.0 (December 2025)"
-
-
-def with_tract(
-    fields: dict[str, Any], total: float | None, rating: str | None, version: str | None = V120,
-    county_version: str | None = "1.20.0", quake: float | None = None,
-) -> dict[str, Any]:
-    """The record with its census tract's scores beside the county's, as the detailed export writes them."""
-    tract: dict[str, Any] = {
-        "nri_version": county_version, "tract_nri_version": version,
-        "tract_Total_Score": total, "tract_risk_rating": rating,
-    }
-    for h in HAZARDS:
-        score = quake if h.code == "ERQK" else None
-        tract[f"tract_{h.code}_Score"] = score
-        tract[f"tract_{h.code}_Rating"] = "Very High" if score is not None and score >= 80 else None
-    return fields | tract
-
-
-TRACT_BOOK = [
-    with_tract(BOOK[0], 99.0, "Very High", version=V119, quake=99.5),  # county Very High too
-    with_tract(BOOK[1], 30.0, "Relatively Low", version=V119),  # county Very High, tract low
-    BOOK[2], BOOK[3],
-    # The same release written two ways; the tract composite unknown.
-    with_tract(BOOK[4], None, None, version=V120, county_version="1.20.0", quake=85.0),
-]
-
-
-def test_without_tract_records_there_is_no_tract_summary() -> None:
+def test_without_tract_scores_there_is_no_tract_summary() -> None:
     summary = summarise(BOOK)
     assert summary.tracts is None
     assert all(r.tract_score is None and r.tract_nri_version is None for r in summary.riskiest)
 
 
 def test_tract_scores_are_counted_by_release_beside_the_county_counts() -> None:
-    unknown_release = summarise([with_tract(BOOK[0], 50.0, None, version=None, county_version="1.20.0")]).tracts
+    unknown_release = summarise([(2, ["1"], answer(2, tract=(50.0, None, None, None)))]).tracts
     assert unknown_release is not None and unknown_release.by_version == {"unknown": 1}
     assert unknown_release.other_release == 0  # an unknown release is said as unknown, not guessed
     summary = summarise(TRACT_BOOK)
@@ -174,14 +211,22 @@ def test_the_riskiest_show_the_tract_score_beside_the_countys_where_known() -> N
     assert by_quake[6].tract_score == 85.0 and by_quake[3].tract_score is None
 
 
-def test_the_summary_decodes_the_tract_fields_it_reads() -> None:
-    assert {"nri_version", "tract_nri_version", "tract_Total_Score", "tract_ERQK_Rating"} <= set(RECORD_FIELDS)
-    assert "tract" not in RECORD_FIELDS  # the nested record is skipped
-
-
 def test_an_unknown_peril_is_refused() -> None:
     with pytest.raises(ValueError):
-        PortfolioTally(peril="XXXX")
+        summarise(BOOK, peril="XXXX")
+
+
+def test_locations_no_occupant_source_covers_are_counted_apart_from_those_without_occupants() -> None:
+    book = [(2, ["1"], answer(2, occupants=None)), (3, ["1"], answer(3, occupants=0)),
+            (4, ["1"], answer(4, occupants=2, naics="722511")), (5, ["1"], answer(5, fips=None))]
+    summary = summarise(book)
+    head = summary.headline
+    assert (head.with_occupants, head.occupants_not_covered, head.not_located) == (1, 1, 1)
+    sectors = {mix.sector: mix.locations for mix in summary.sectors}
+    assert sectors == {NOT_COVERED: 1, NO_OCCUPANTS: 2, "72": 1}  # the row not located: none known
+
+
+# --- the user's numbers ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("cell", "number"), [
@@ -192,78 +237,208 @@ def test_value_cells_are_read_as_spreadsheets_type_them(cell: Any, number: float
     assert parse_value(cell) == number
 
 
-records = st.builds(
-    record,
-    row=st.integers(1, 10_000),
-    fips=st.sampled_from(["53033", "53053", "06037", None]),
-    total=st.one_of(st.none(), st.floats(0, 100)),
-    rating=st.sampled_from([None, "Very High", "Relatively High", "Relatively Low", "Very Low"]),
-    match=st.sampled_from(["building", "census_exact", "zip_centroid"]),
-    value=st.one_of(st.none(), st.integers(-10**9, 10**9), st.text(max_size=5)),
-    naics=st.sampled_from(["", "722511", "311811 722511", "xx"]),
+# Texts of the characters that matter to the reading (and any other), as a user's cells come.
+_CELL_CHARACTERS = st.one_of(
+    st.sampled_from(list("0123456789.,$ '+-eE_") + ["\n", "\t", "\x0b", "\x1c", "\xa0", "\u2028", "\u0661", "\uff15"]),
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+)
+cells = st.one_of(
+    st.none(), st.text(_CELL_CHARACTERS, max_size=14),
+    st.floats(allow_nan=True, allow_infinity=True).map(lambda x: f"{x:,}"), st.integers().map(str),
+    st.decimals(allow_nan=False, allow_infinity=False).map(lambda d: f" ${d:,}\n"),
 )
 
 
-@given(st.lists(records, max_size=60))
-def test_every_breakdown_adds_up_to_the_rows(book: list[dict[str, Any]]) -> None:
-    summary = summarise(book, value_column="tiv")
-    rows = summary.headline.rows
-    assert rows == len(book)
-    assert summary.headline.located + summary.headline.not_located == rows
-    assert sum(summary.headline.located_by_match_level.values()) == summary.headline.located
+@settings(max_examples=200, deadline=None)
+@given(st.lists(cells, min_size=1, max_size=40))
+def test_the_sql_reads_every_cell_as_parse_value_does(texts: list[str | None]) -> None:
+    expected = [(parse_value(text), text is None or not text.strip()) for text in texts]
+    assert parse_values(duckdb.connect().cursor(), texts) == expected
+
+
+@given(st.floats(0, 100))
+def test_a_score_falls_in_the_bin_of_pythons_floor_division(score: float) -> None:
+    with duckdb.connect() as connection:
+        from adapters.results.portfolio import _bin
+
+        assert connection.execute(f"SELECT {_bin('s')} FROM (SELECT CAST(? AS DOUBLE) AS s)", [score]).fetchone() == (score_bin(score),)
+
+
+# --- the figures against pandas on the same rows ------------------------------------------------
+
+COLUMNS = ("policy", "tiv")
+
+
+def reference(rows: Sequence[Row], value_column: str | None, peril: str) -> dict[str, Any]:
+    """The summary's figures computed with pandas from the rows' facts and score rows."""
+    facts = pd.DataFrame([facts_of(line, values, result) for line, values, result in rows])
+    scores = {}
+    for _, _, result in rows:
+        for score in score_rows(result):
+            scores.setdefault((score["level"], score["geoid"], score["nri_version"]), score)
+    names = [score_field(p) for p in PERIL_IDS] + [rating_field(p) for p in PERIL_IDS]
+    county = pd.DataFrame([
+        scores.get(("county", f.county_fips, f.nri_version), {}) if f.scored else {} for f in facts.itertuples()
+    ], columns=names, index=facts.index)
+    tract = pd.DataFrame([
+        scores.get(("tract", f.tract_geoid, f.tract_nri_version), {}) if f.tract_scored else {} for f in facts.itertuples()
+    ], columns=names, index=facts.index)
+    located = facts.status != NOT_LOCATED
+    figures: dict[str, Any] = {
+        "rows": len(facts), "located": int(located.sum()), "not_located": int((~located).sum()),
+        "by_status": facts.status.value_counts().to_dict(),
+        "levels": facts[located].match_level.fillna("none").value_counts().to_dict(),
+        "low": int(facts.low_confidence.fillna(False).astype(bool).sum()),
+        "with_occupants": int((facts.occupant_count.fillna(0) > 0).sum()),
+        "not_covered": int((located & facts.occupant_count.isna()).sum()),
+    }
+    distributions = {}
+    for each in PERIL_IDS:
+        known = county[score_field(each)].dropna()
+        bins = [0] * BIN_COUNT
+        for score in known:
+            bins[score_bin(score)] += 1
+        ratings = county[rating_field(each)].astype(object).replace("", None).fillna(NO_RATING)
+        distributions[each] = (bins, len(known), len(facts) - len(known), int(ratings.isin(HIGH_RATINGS).sum()),
+                                ratings.value_counts().to_dict())
+    figures["distributions"] = distributions
+    sectors = pd.Series([sector_of(f.naics_codes, f.status != NOT_LOCATED, None if pd.isna(f.occupant_count) else f.occupant_count)
+                         for f in facts.itertuples()], index=facts.index)
+    rated = county[rating_field(peril)].astype(object).replace("", None).fillna(NO_RATING)
+    figures["sectors"] = {sector: rated[sectors == sector].value_counts().to_dict() for sector in sectors.unique()}
+    in_county = facts[facts.county_fips.fillna("") != ""]
+    figures["counties"] = in_county.county_fips.value_counts().to_dict()
+    first = in_county.assign(has=county.loc[in_county.index, [score_field(p) for p in PERIL_IDS]].notna().any(axis=1))
+    figures["composites"] = {
+        fips: (county.loc[group.index[0], "Total_Score"], top_hazards(
+            {h.code: _known(county.loc[group.index[0], score_field(h.code)]) for h in HAZARDS}))
+        for fips, group in first[first.has].groupby("county_fips", sort=False)
+    }
+    if value_column is not None:
+        cells = facts[f"input_{COLUMNS.index(value_column)}"]
+        numbers = cells.map(parse_value)
+        blank = cells.map(lambda cell: not isinstance(cell, str) or not cell.strip())
+        figures["value"] = (float(numbers.sum()), int(numbers.notna().sum()), int(blank.sum()))
+        figures["county_values"] = numbers[in_county.index].groupby(in_county.county_fips).sum().to_dict()
+        rated_values = numbers.notna()
+        figures["by_rating"] = {
+            p: numbers[rated_values].groupby(county[rating_field(p)].astype(object).replace("", None).fillna(NO_RATING)[rated_values]).sum().to_dict()
+            for p in PERIL_IDS
+        }
+    scored = facts.assign(score=county[score_field(peril)], position=range(len(facts))).dropna(subset=["score"])
+    top = scored.sort_values(["score", "position"], ascending=[False, True]).head(TOP_COUNT)
+    figures["riskiest"] = [(int(t.position), int(t.row), float(t.score),
+                            str(t.normalized_address or first_line(t.address))) for t in top.itertuples()]
+    with_tracts = facts[facts.tract_scored]
+    if len(with_tracts):
+        releases = tract_releases(
+            (t, c, 1, int(r)) for t, c, r in zip(with_tracts.tract_nri_version, with_tracts.nri_version, with_tracts.row, strict=True))
+        tract_figures = {}
+        for p in PERIL_IDS:
+            known = tract.loc[with_tracts.index, score_field(p)].dropna()
+            tract_figures[p] = (len(known), int(tract.loc[with_tracts.index, rating_field(p)].isin(HIGH_RATINGS).sum()),
+                                int(county.loc[with_tracts.index, rating_field(p)].isin(HIGH_RATINGS).sum()))
+        figures["tracts"] = (len(with_tracts), releases, tract_figures)
+    return figures
+
+
+def _known(value: Any) -> float | None:
+    return None if pd.isna(value) else float(value)
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
+
+
+# Not shrunk: a dataset a example, shrinking takes minutes; the failing rows are printed whole.
+@settings(max_examples=25, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rows=batch_rows(user_columns=2, max_size=25), chunk=st.integers(1, 7),
+       value_column=st.sampled_from([None, "policy", "tiv"]), peril=st.sampled_from(PERIL_IDS),
+       values=st.lists(st.one_of(st.none(), st.sampled_from(["", " ", "n/a", "1,250,000", "$100", "'-50", "12.25", "(5)"]),
+                                 st.integers(-10**9, 10**9).map(str)), min_size=25, max_size=25))
+def test_the_figures_are_pandas_on_the_same_rows(rows: list[Row], chunk: int, value_column: str | None, peril: str,
+                                                   values: list[str | None]) -> None:
+    rows = [(line, [row_values[0], values[index]], result) for index, (line, row_values, result) in enumerate(rows)]
+    summary = summarise(rows, value_column, peril, columns=COLUMNS, chunk_sizes=(chunk,))
+    if not rows:
+        assert summary.headline.rows == 0 and summary.riskiest == [] and summary.tracts is None
+        return
+    expected = reference(rows, value_column, peril)
+    head = summary.headline
+    assert (head.rows, head.located, head.not_located, head.low_confidence) == (
+        expected["rows"], expected["located"], expected["not_located"], expected["low"])
+    assert head.by_status == expected["by_status"] and head.located_by_match_level == expected["levels"]
+    assert (head.with_occupants, head.occupants_not_covered) == (expected["with_occupants"], expected["not_covered"])
     for distribution in summary.distributions:
-        assert distribution.scored + distribution.unknown == rows
-        assert sum(distribution.ratings.values()) == rows
-    assert sum(c.locations for c in summary.counties) == summary.headline.located
-    assert sum(s.locations for s in summary.sectors) == rows
-    assert summary.value is not None
-    assert summary.value.parsed + summary.value.unparsed + summary.value.blank == rows
-    assert len(summary.riskiest) == min(50, sum(1 for r in book if r["Total_Score"] is not None))
+        bins, scored, unknown, high, ratings = expected["distributions"][distribution.peril]
+        assert (distribution.bins, distribution.scored, distribution.unknown, distribution.high) == (bins, scored, unknown, high)
+        assert distribution.ratings == ratings
+    assert {mix.sector: mix.ratings for mix in summary.sectors} == expected["sectors"]
+    assert {c.county_fips: c.locations for c in summary.counties} == expected["counties"]
+    for county in summary.counties:
+        composite, hazards = expected["composites"].get(county.county_fips, (None, []))
+        assert county.composite_score == (None if pd.isna(composite) else composite) and county.top_hazards == hazards
+    assert [(r.index, r.row, r.score, r.address) for r in summary.riskiest] == expected["riskiest"]
+    if value_column is None:
+        assert summary.value is None and all(c.value is None for c in summary.counties)
+    else:
+        assert summary.value is not None
+        total, parsed, blank = expected["value"]
+        assert close(summary.value.total, total) and (summary.value.parsed, summary.value.blank) == (parsed, blank)
+        assert summary.value.unparsed == len(rows) - parsed - blank
+        for county in summary.counties:
+            assert close(county.value or 0.0, expected["county_values"].get(county.county_fips, 0.0))
+        for by_rating in summary.value.by_rating:
+            want = expected["by_rating"][by_rating.peril]
+            assert by_rating.ratings.keys() == want.keys()
+            assert all(close(by_rating.ratings[key], want[key]) for key in want)
+    if summary.tracts is None:
+        assert "tracts" not in expected
+    else:
+        locations, releases, figures = expected["tracts"]
+        assert (summary.tracts.locations, summary.tracts.by_version, summary.tracts.county_versions,
+                summary.tracts.other_release) == (locations, releases.by_version, releases.county_versions, releases.other_release)
+        for distribution in summary.tracts.distributions:
+            assert (distribution.scored, distribution.high, distribution.county_high) == figures[distribution.peril]
+            assert distribution.unknown == locations - distribution.scored
+
+
+@settings(max_examples=15, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(batch_rows(user_columns=2, max_size=20), st.lists(st.integers(1, 6), min_size=1, max_size=4))
+def test_any_chunking_gives_the_same_summary(rows: list[Row], sizes: list[int]) -> None:
+    whole = summarise(rows, "tiv", "HRCN", columns=COLUMNS, chunk_sizes=(max(1, len(rows)),))
+    assert summarise(rows, "tiv", "HRCN", columns=COLUMNS, chunk_sizes=sizes) == whole
+
+
+# --- the service: any variant asked, kept, owner-scoped ----------------------------------------
 
 
 class _OneExport:
-    """A store holding one export of BOOK for its owner, its files in memory, counting reads of
-    the detailed records."""
+    """A store holding one export of BOOK (a dataset) for its owner, counting the queries asked."""
 
-    def __init__(self, with_summary: bool = False, with_tally: bool = False) -> None:
-        import msgspec
-
+    def __init__(self, files: LocalFileStore) -> None:
         from application.ports.batch import ExportFile
-        from tests.fakes import InMemoryFileStore
 
-        self.reads = 0
-        self.files = InMemoryFileStore(piece_size=100)  # records cut mid-line, as a store may
-        self.files.files["exports/ann/e1.jsonl"] = "".join(msgspec.json.encode(r).decode() + "\n" for r in BOOK).encode()
-        self.files.files["exports/ann/e1.csv"] = b"address\n"
-        read = self.files.read
-
-        def counted(key: str, chunk_size: int | None = None):  # noqa: ANN202
-            self.reads += key.endswith(".jsonl")
-            return read(key, chunk_size)
-
-        self.files.read = counted  # type: ignore[method-assign]
+        self.files = files
+        written = asyncio.run(write_dataset(files, ["Street Address", "tiv", "Zip"],
+                                            [(line, ["1 Main St", *values, "98101"], result) for line, values, result in BOOK],
+                                            user_id="ann", export_id="e1"))
         self.file = ExportFile(id="e1", user_id="ann", name="book_export.csv", exported_at=None,  # type: ignore[arg-type]
-                               csv_key="exports/ann/e1.csv", detail_key="exports/ann/e1.jsonl",
-                               detail_columns=("tiv",))
-        if with_summary:
-            from application.portfolio_tally import encode_summary
+                               manifest_key=written.manifest_key, detail_columns=tuple(written.manifest.user_columns))
+        self.queries = PortfolioQueries(files)
+        self.asked: list[PortfolioQuery] = []
+        portfolio = self.queries.portfolio
 
-            self.files.files["exports/ann/e1.summary.json"] = encode_summary(summarise(BOOK))
-            self.file = replace(self.file, summary_key="exports/ann/e1.summary.json")
-        if with_tally:  # as assembled now: the tally of every variant
-            from application.portfolio_tally import encode_tally
+        async def counted(manifest, query):  # noqa: ANN001, ANN202
+            self.asked.append(query)
+            return await portfolio(manifest, query)
 
-            tally = PortfolioTally.every_variant()
-            for index, item in enumerate(BOOK):
-                tally.add(index, item)
-            self.files.files["exports/ann/e1.summary"] = encode_tally(tally)
-            self.file = replace(self.file, summary_key="exports/ann/e1.summary")
+        self.queries.portfolio = counted  # type: ignore[method-assign]
 
     async def export(self, user_id: str, name: str):  # noqa: ANN201
         return self.file if (user_id, name) == ("ann", self.file.name) else None
-
-    async def legacy_text(self, user_id: str, name: str, detailed: bool) -> str | None:
-        return None
 
 
 class _Titles:
@@ -271,58 +446,26 @@ class _Titles:
         return {"72": "Accommodation and Food Services"} if "72" in codes else {}
 
 
-async def test_a_summary_shown_before_is_kept_and_others_are_still_refused() -> None:
+async def test_any_peril_and_value_column_is_answered_kept_and_others_are_refused(tmp_path: Path) -> None:
     from application.errors import InvalidInput, NotFound
-    from application.ports.accounts import AccessClaims
     from application.portfolio import PortfolioService
+    from application.ports.accounts import AccessClaims
 
-    store = _OneExport()
-    service = PortfolioService(store, store.files, _Titles())  # type: ignore[arg-type]
+    store = await asyncio.to_thread(_OneExport, LocalFileStore(tmp_path))
+    service = PortfolioService(store, store.files, _Titles(), store.queries)  # type: ignore[arg-type]
     ann, bob = AccessClaims(user_id="ann"), AccessClaims(user_id="bob")
     first = await service.summary(ann, "book_export.csv", "tiv")
-    assert first.summary.headline.rows == 5 and first.summary.sectors[-1].name in (None, "Accommodation and Food Services")
-    assert await service.summary(ann, "book_export.csv", "tiv") is first and store.reads == 1
-    await service.summary(ann, "book_export.csv", "tiv", peril="ERQK")
-    assert store.reads == 2
+    assert first.summary.headline.rows == 5 and first.summary.value is not None and first.summary.value.total == 2_500_050
+    assert "Accommodation and Food Services" in [mix.name for mix in first.summary.sectors]  # named when read
+    assert first.user_columns == ("tiv",)  # the address's columns are no value
+    assert await service.summary(ann, "book_export.csv", "tiv") is first and len(store.asked) == 1
+    quake = await service.summary(ann, "book_export.csv", "tiv", peril="ERQK")
+    assert quake.summary.ranked_by == "ERQK" and len(store.asked) == 2
+    assert quake.summary.counties == first.summary.counties  # the figures of any peril are the book's
     with pytest.raises(NotFound):
         await service.summary(bob, "book_export.csv", "tiv")
-    with pytest.raises(InvalidInput):
-        await service.summary(ann, "book_export.csv", "Zip")
-
-
-async def test_the_default_summary_is_read_as_stored_and_equals_one_summed_afresh() -> None:
-    from application.ports.accounts import AccessClaims
-    from application.portfolio import PortfolioService
-
-    stored, fresh = _OneExport(with_summary=True), _OneExport()
-    ann = AccessClaims(user_id="ann")
-    from_store = await PortfolioService(stored, stored.files, _Titles()).summary(ann, "book_export.csv")  # type: ignore[arg-type]
-    summed = await PortfolioService(fresh, fresh.files, _Titles()).summary(ann, "book_export.csv")  # type: ignore[arg-type]
-    assert stored.reads == 0 and fresh.reads == 1  # the stored one never read the records
-    assert from_store.summary == summed.summary and from_store.summary.headline.rows == 5
-    assert "Accommodation and Food Services" in [mix.name for mix in from_store.summary.sectors]  # named when read
-    await PortfolioService(stored, stored.files, _Titles()).summary(ann, "book_export.csv", peril="ERQK")
-    assert stored.reads == 1  # another peril sums the stored records
-
-
-async def test_every_peril_and_value_column_is_answered_from_the_stored_tally_without_the_records() -> None:
-    from application.ports.accounts import AccessClaims
-    from application.portfolio import PortfolioService
-
-    stored, fresh = _OneExport(with_tally=True), _OneExport()
-    ann = AccessClaims(user_id="ann")
-    for column, peril in ((None, COMPOSITE), (None, "ERQK"), ("tiv", COMPOSITE), ("tiv", "VLCN")):
-        from_store = await PortfolioService(stored, stored.files, _Titles()).summary(ann, "book_export.csv", column, peril)  # type: ignore[arg-type]
-        summed = await PortfolioService(fresh, fresh.files, _Titles()).summary(ann, "book_export.csv", column, peril)  # type: ignore[arg-type]
-        assert from_store.summary == summed.summary and from_store.summary.ranked_by == peril
-    assert stored.reads == 0 and fresh.reads == 4
-
-
-def test_locations_no_occupant_source_covers_are_counted_apart_from_those_without_occupants() -> None:
-    book = [record(2, occupants=None), record(3, occupants=0), record(4, occupants=2, naics="722511"),
-            record(5, fips=None, occupants=None)]
-    summary = summarise(book)
-    head = summary.headline
-    assert (head.with_occupants, head.occupants_not_covered, head.not_located) == (1, 1, 1)
-    sectors = {mix.sector: mix.locations for mix in summary.sectors}
-    assert sectors == {NOT_COVERED: 1, NO_OCCUPANTS: 2, "72": 1}  # the row not located: none known
+    for wrong in ("Zip", "nothing"):
+        with pytest.raises(InvalidInput, match="tiv"):
+            await service.summary(ann, "book_export.csv", wrong)
+    with pytest.raises(InvalidInput, match="composite"):
+        await service.summary(ann, "book_export.csv", peril="XXXX")
