@@ -9,6 +9,7 @@ import pytest
 from dependency_injector import providers
 from httpx import AsyncClient
 
+from application.result_files import stored_keys
 from entrypoints.container import Container
 from tests.api.test_batch import CSV, _Forget, _run_batch, _upload
 from tests.conftest import settings_for_tests, sign_up_admin, sign_up_and_log_in
@@ -104,15 +105,12 @@ async def test_exports_count_towards_storage_and_deleting_one_frees_it(client: A
     user = await sign_up_and_log_in(client, "frees@example.com")
     job = await _run_batch(client, container, user["headers"])
     name = job["export_filename"]
-    # Every file of the export counts: the SPEC CSV, the detailed records (JSON Lines, as stored), the
-    # portfolio summary and the viewer's index of rows.
-    csv_and_detail = len((await client.get(f"/api/view-export/{name}", headers=user["headers"])).content) + len(
-        (await client.get(f"/api/exports/{name}/detailed", params={"format": "jsonl"}, headers=user["headers"])).content
-    )
+    # Every file of the export counts, as stored: its manifest and its chunks' Parquet files.
     export = await container.batch_store().export(user["uid"], name)
-    assert len(export.keys) == 4
-    export_bytes = sum([await container.file_store().size(key) for key in export.keys])
-    assert export_bytes > csv_and_detail
+    keys = await stored_keys(container.file_store(), export)
+    assert keys[-1] == export.manifest_key and all(key.endswith(".parquet") for key in keys[:-1]) and len(keys) >= 3
+    export_bytes = sum([await container.file_store().size(key) for key in keys])
+    assert export.size_bytes == export_bytes
     await container.batch().purge_uploads()  # the job is done, so its upload goes; so are its chunks' files
     assert (await _stats(client, user["headers"]))["storage_bytes_used"] == export_bytes
 
