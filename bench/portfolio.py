@@ -1,17 +1,15 @@
-"""The portfolio summary endpoint's time for big batches. A detailed export of N rows is written to a
-file store, built like the batch job builds it (every column, perils, ratings, location and
-receipt), across 3,000 counties, with a value column with some bad cells. Its records are then
-tallied as an export's assembly tallies them (application/batch.py assemble: the portfolio tally
-of every variant) and the tally is stored as assembly stores it; a batch of 1,000,000 rows is not
-run through geocoding here. Prints the CPU seconds of that tally (and of the default one only, as
-assembly tallied before), then the summary use case's seconds (read the stored file, answer, name
-the sectors, encode the route's JSON; a fresh service each, nothing kept; no HTTP, no sign-in, no
-database: a fake store gives the export) for the default summary, another peril, a value column,
-and both; with --stream, also the seconds of the one pass that exports assembled before need for
-a value column; and peak memory.
+"""The portfolio summary's time for big batches, from the columnar dataset (issue #27). A dataset
+of N rows is written with the real chunk writer (adapters/results/chunk_writer.py, chunks of 5,000
+rows) from a pool of answers over 3,000 counties (half with census-tract scores), with the
+upload's columns policy, tiv (numbers written several ways, some unreadable or blank) and note;
+a batch of 1,000,000 rows is not run through geocoding here. Then the summary as the route asks
+it (ExportQueries.portfolio, adapters/results/portfolio.py; no HTTP, no database), each on the
+same PortfolioQueries, as a user switches: the default (composite, no value column: the export's
+score rows and grouped table made), another peril (the riskiest only read again), a value column
+(one grouped scan), and another peril with it; then each again on a fresh instance (nothing kept);
+and peak memory. The dataset is kept in --dir and used again when its manifest is there.
 
-    .venv/bin/python bench/portfolio.py --rows 100000 --stream
-    .venv/bin/python bench/portfolio.py --rows 1000000
+    .venv/bin/python bench/portfolio.py --rows 1000000 --dir /tmp/portfolio-1m
 """
 
 from __future__ import annotations
@@ -21,138 +19,106 @@ import asyncio
 import random
 import resource
 import sys
-import tempfile
 import time
 from pathlib import Path
-
-import msgspec
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from adapters.files.local import LocalFileStore  # noqa: E402
-from application.portfolio import PortfolioService  # noqa: E402
-from application.portfolio_tally import RecordTally, encode_tally  # noqa: E402
-from application.record_blocks import feed_records  # noqa: E402
-from application.ports.accounts import AccessClaims  # noqa: E402
-from application.ports.batch import ExportFile  # noqa: E402
-from application.batch_files import write_bytes  # noqa: E402
-from domain.detailed_export import ANSWER_COLUMN_NAMES  # noqa: E402
-from entrypoints.http.portfolio_schema import portfolio_body  # noqa: E402
-from domain.perils import HAZARDS  # noqa: E402
+from adapters.results.chunk_writer import ChunkTable, chunk_keys  # noqa: E402
+from adapters.results.portfolio import PortfolioQueries  # noqa: E402
+from application.portfolio import PortfolioQuery  # noqa: E402
+from application.ports.results import ExportManifest, ManifestChunk, decode_manifest, encode_manifest  # noqa: E402
+from domain.address import BuildingKey  # noqa: E402
+from domain.lookup_result import Location, LookupResult, Provenance, TractPerils, not_located  # noqa: E402
+from domain.occupancy import Building, GeoPoint, Occupant, OccupantCoverage, ParsedAddress  # noqa: E402
+from domain.perils import HAZARDS, PerilScores  # noqa: E402
+from domain.row_facts import answer_facts, score_rows  # noqa: E402
 
 RATINGS = ["Very Low", "Relatively Low", "Relatively Moderate", "Relatively High", "Very High"]
+CHUNK_ROWS = 5000
+COLUMNS = ["policy", "tiv", "note"]
 
 
-def answer(rng: random.Random, county: int) -> bytes:
-    record: dict = dict.fromkeys(ANSWER_COLUMN_NAMES)
-    scores = {f"{h.code}_Score": (None if rng.random() < 0.2 else round(rng.random() * 100, 2)) for h in HAZARDS}
-    record.update(scores)
-    record.update({f"{h.code}_Rating": rng.choice(RATINGS) for h in HAZARDS})
-    record.update(
-        status="answered", match_level=rng.choice(["building", "census_exact", "zip_centroid"]),
-        county_fips=f"{county:05d}", county_name=f"County {county}", county_state="ST", low_confidence="no",
-        Total_Score=round(rng.random() * 100, 2), risk_rating=rng.choice(RATINGS), occupant_count=rng.randint(0, 5),
-        naics_codes=rng.choice(["", "722511 445110", "522110", "311811"]), normalized_address="1 Main St, Town, ST 00000",
-        address="1 Main St, Town, ST 00000\nYear Built: Unknown", perils={**scores, "Total_Score": 50.0},
-        ratings={h.code: "Very Low" for h in HAZARDS},
-        location={"method": "zip", "county_fips": f"{county:05d}", "alternatives": [], "notes": [], "lat": 47.6, "lng": -122.3},
-        receipt={"nri_version": "1.20.0", "datasets": [{"dataset": "NRI", "version": "1.20", "as_of": "2025-12"}] * 6},
-    )
-    return msgspec.json.encode(record)
+def _scores(rng: random.Random) -> PerilScores:
+    values = {h.code: (None if rng.random() < 0.2 else round(rng.random() * 100, 2)) for h in HAZARDS}
+    return PerilScores(values, {c: rng.choice(RATINGS) for c, v in values.items() if v is not None},
+                       round(rng.random() * 100, 2), rng.choice(RATINGS))
 
 
-async def write_detail(files: LocalFileStore, key: str, rows: int) -> int:
-    """The records written as they are made, never held whole; returns the bytes written."""
+def answers(rng: random.Random, count: int = 20_000) -> list[tuple[dict, list[dict]]]:
+    """A pool of answers' facts and score rows (a county's scores the same for all its answers)."""
+    counties: dict[str, PerilScores] = {}
+    pool = []
+    for index in range(count):
+        if rng.random() < 0.02:
+            result = not_located(f"{index} Nowhere", "could not read", "2026-11-28T10:00:00+00:00", f"s{index}")
+        else:
+            fips = f"{1000 + rng.randrange(3000):05d}"
+            perils = counties.setdefault(fips, _scores(rng))
+            geoid = f"{fips}{index:06d}"
+            tract = TractPerils(geoid, fips, _scores(rng), "1.20.0", "geocoder") if rng.random() < 0.5 else None
+            address = ParsedAddress(f"{index} Main St", "Town", "ST", "00000", None, BuildingKey(f"{index} MAIN ST", "00000"),
+                                    street_read=rng.random() < 0.9)
+            occupants = rng.choice([None, 0, 1, 3])
+            code = rng.choice([None, "722511", "522110", "311811"])
+            result = LookupResult(
+                search_id=f"s{index}", query=f"{index} Main St", address=address,
+                location=Location("zip", fips, f"County {fips}", "ST", 1.0, rng.random() < 0.1,
+                                  point=GeoPoint(47.6, -122.3, rng.choice(["building", "census_exact", "zip_centroid"])),
+                                  tract_geoid=geoid if tract else None),
+                perils=perils, building=Building(address="x", property_name="Tower") if rng.random() < 0.3 else None,
+                provenance=Provenance("1.20.0", "embedded", "registry", "NRI", None, "2026-11-28T10:00:00+00:00"),
+                occupants=tuple(Occupant(f"o{i}", "here", naics_code=code) for i in range(occupants or 0)),
+                occupant_coverage=None if occupants is None else OccupantCoverage(True, "registry", "here"),
+                tract_perils=tract,
+            )
+        pool.append((answer_facts(result), score_rows(result)))
+    return pool
+
+
+async def write(files: LocalFileStore, rows: int) -> ExportManifest:
     rng = random.Random(7)
-    answers = [answer(rng, 1001 + i) for i in range(3000)]
-    size = 0
-    async with files.open_writer(key) as writer:
-        block = bytearray()
-        for row in range(rows):
-            value = rng.choice(["1,250,000", "300000", "n/a", ""]) if row % 10 == 0 else str(rng.randint(1, 10**7))
-            own = msgspec.json.encode({"row": row + 2, "input": {"policy": f"P-{row}", "tiv": value}})
-            block += own[:-1] + b"," + rng.choice(answers)[1:] + b"\n"
-            if len(block) > 1024 * 1024:
-                await writer.write(bytes(block))
-                size += len(block)
-                block.clear()
-        await writer.write(bytes(block))
-        size += len(block)
-    return size
+    pool = answers(rng)
+    chunks = []
+    for index, start in enumerate(range(0, rows, CHUNK_ROWS)):
+        table = ChunkTable(COLUMNS)
+        for line in range(start, min(rows, start + CHUNK_ROWS)):
+            facts, scores = pool[rng.randrange(len(pool))]
+            tiv = rng.choice([f"{rng.randint(1, 10**7):,}", str(rng.randint(1, 10**7)), "n/a", "", f"${rng.randint(1, 10**6)}"])
+            table.add_facts(line + 2, [f"P{line}", tiv, "x"], facts, scores)
+        facts_key, scores_key = chunk_keys(f"jobs/bench/out/{index}.a1")
+        await table.write(files, facts_key, scores_key)
+        chunks.append(ManifestChunk(index, start, table.rows, facts_key, scores_key))
+    return ExportManifest(COLUMNS, rows, chunks)
 
 
-class OneExport:
-    def __init__(self, file: ExportFile) -> None:
-        self.file = file
-
-    async def export(self, user_id: str, name: str) -> ExportFile:
-        return self.file
-
-    async def legacy_text(self, user_id: str, name: str, detailed: bool) -> str | None:
-        return None
-
-
-class SectorNames:
-    async def titles(self, codes: set[str]) -> dict[str, str]:
-        return {code: f"Sector {code}" for code in codes}
-
-
-async def assembled(files: LocalFileStore, key: str, default_only: bool) -> float:
-    """The CPU seconds (of this process: the machine is shared) that the records take through
-    assembly's tally (application/batch.py assemble: decode the fields read, tally)."""
-    summary = RecordTally() if default_only else RecordTally.every_variant()  # before: the default only
-    start = time.process_time()
-    await feed_records(files.read(key), summary.add_block)
-    if not default_only:
-        await write_bytes(files, "exports/u/e.summary", encode_tally(summary.tally))
-    return time.process_time() - start
-
-
-async def timed(service: PortfolioService, value_column: str | None, peril: str) -> tuple[float, float]:
-    """Wall and CPU seconds of one summary asked of the use case and encoded as the route answers it."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    portfolio = await service.summary(AccessClaims(user_id="u"), "bench.csv", value_column=value_column, peril=peril)
-    msgspec.json.encode(portfolio_body(portfolio))
-    assert portfolio.summary.ranked_by == peril and (value_column is None) == (portfolio.summary.value is None)
-    return time.perf_counter() - wall, time.process_time() - cpu
-
-
-async def run(rows: int, stream: bool) -> None:
-    with tempfile.TemporaryDirectory(prefix="perilscope-portfolio-") as tmp:
-        files = LocalFileStore(Path(tmp))
-        size = await write_detail(files, "exports/u/e.jsonl", rows)
-        before = await assembled(files, "exports/u/e.jsonl", default_only=True)
-        now = await assembled(files, "exports/u/e.jsonl", default_only=False)
-        stored_size = len(b"".join([piece async for piece in files.read("exports/u/e.summary")]))
-        print(f"{rows:,} rows ({size / 1e6:.0f} MB of JSON Lines); assembly's decoding and tally: "
-              f"{now:.1f} s CPU with the tally of every variant, {before:.1f} s with the default one only; "
-              f"stored tally {stored_size / 1e3:.0f} kB")
-        export = ExportFile(id="e", user_id="u", name="bench.csv", exported_at=None,  # type: ignore[arg-type]
-                            csv_key="exports/u/e.csv", detail_key="exports/u/e.jsonl",
-                            summary_key="exports/u/e.summary", detail_columns=("policy", "tiv"))
-        for column, peril in ((None, "composite"), (None, "ERQK"), ("tiv", "composite"), ("tiv", "HRCN")):
-            service = PortfolioService(OneExport(export), files, SectorNames())  # type: ignore[arg-type]
-            wall, cpu = await timed(service, column, peril)
-            print(f"  summary (use case + JSON), value column {column}, peril {peril}: {wall:.3f} s ({cpu:.3f} s CPU)")
-        if stream:
-            legacy = ExportFile(id="e", user_id="u", name="bench.csv", exported_at=None,  # type: ignore[arg-type]
-                                csv_key="exports/u/e.csv", detail_key="exports/u/e.jsonl", detail_columns=("policy", "tiv"))
-            service = PortfolioService(OneExport(legacy), files, SectorNames())  # type: ignore[arg-type]
-            wall, cpu = await timed(service, "tiv", "HRCN")
-            print(f"  an export assembled before, value column tiv, peril HRCN (one pass over the records): "
-                  f"{wall:.2f} s ({cpu:.2f} s CPU)")
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  peak memory {peak_mb:.0f} MB")
-
-
-def main() -> None:
+async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
-    parser.add_argument("--stream", action="store_true", help="also time the one pass an export assembled before needs")
-    arguments = parser.parse_args()
-    asyncio.run(run(arguments.rows, arguments.stream))
+    parser.add_argument("--dir", type=Path, required=True)
+    args = parser.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    files = LocalFileStore(args.dir)
+    stored = args.dir / f"manifest-{args.rows}.json"
+    if stored.exists():
+        manifest = decode_manifest(stored.read_bytes())
+    else:
+        started = time.perf_counter()
+        manifest = await write(files, args.rows)
+        stored.write_bytes(encode_manifest(manifest))
+        print(f"dataset of {args.rows:,} rows written in {time.perf_counter() - started:.1f} s")
+    variants = [(None, "composite"), (None, "HRCN"), ("tiv", "composite"), ("tiv", "ERQK")]
+    kept = PortfolioQueries(files)
+    for label, queries in (("kept", kept), ("fresh", None)):
+        for value_column, peril in variants:
+            started, cpu = time.perf_counter(), time.process_time()
+            summary = await (queries or PortfolioQueries(files)).portfolio(manifest, PortfolioQuery(value_column, peril))
+            print(f"{label:5} value={value_column!s:5} peril={peril:9} {time.perf_counter() - started:6.3f} s wall "
+                  f"{time.process_time() - cpu:6.3f} s CPU  rows={summary.headline.rows:,} counties={len(summary.counties)}")
+    print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
 if __name__ == "__main__":
-    main()
+    asyncio.run(main())
