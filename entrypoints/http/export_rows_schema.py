@@ -6,28 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from application.export_rows import RowsPage
-
-
-class ExportRow(msgspec.Struct):
-    """One row of the export as the viewer shows it; null is unknown."""
-
-    index: int  # position in the export (0-based): the group page is /search-result/export:{name}:{index}
-    row: int | None  # line of the row in the uploaded file
-    address: str  # the address text with its building facts as 'Key: value' lines (SPEC §3)
-    status: str | None  # answered, answered at ZIP level, not located
-    message: str | None
-    match_level: str | None
-    low_confidence: bool | None
-    county_fips: str | None
-    county_name: str | None
-    county_state: str | None
-    total_score: float | None  # NRI composite score of the county
-    rating: str | None  # its composite rating
-    top_3: str | None
-    occupant_count: int | None
-    naics_codes: str | None
-    values: list[str | None]  # the user's own columns as uploaded, in the page's `columns` order
-    sort_score: float | None  # the value of the page's `sort` column (null unsorted, or unknown)
+from domain.export_rows import ViewerRow
 
 
 class FilterChoiceBody(msgspec.Struct):
@@ -52,7 +31,7 @@ class ExportRowsBody(msgspec.Struct):
     total_rows: int  # rows of the whole export
     total_matching: int  # rows passing the filters; `rows` is the part from `offset`
     columns: list[str]  # the upload's own column names: each row's `values` in this order
-    rows: list[ExportRow]
+    rows: list[ViewerRow]  # each row as the viewer shows it (domain/export_rows.py); null is unknown
     filters: FilterChoicesBody  # what each filter can be set to, with its rows (from the whole export)
     sort: str | None  # the score column the rows are sorted by (unknown scores last); null: input order
     order: str  # asc or desc
@@ -62,7 +41,7 @@ def export_rows_body(page: RowsPage) -> ExportRowsBody:
     return ExportRowsBody(
         export=page.export_name, offset=page.offset, limit=page.limit, total_rows=page.total_rows,
         total_matching=page.total_matching, columns=page.columns,
-        rows=[msgspec.convert(row, ExportRow, from_attributes=True) for row in page.rows],
+        rows=page.rows,
         filters=msgspec.convert(page.choices, FilterChoicesBody, from_attributes=True),
         sort=page.sort, order="desc" if page.descending else "asc",
     )
