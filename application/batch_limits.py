@@ -50,10 +50,12 @@ def rows_exceeded_message(rows: int, remaining: int, limit: int, what: str = "fi
     )
 
 
-# How many bytes a batch's stored files take per row (export CSV, detailed records, viewer index,
-# and the chunk files while it runs): 100,000 rows were kept as 578 MB (issue #25). Used only to
-# refuse a job at its start that could never fit; the bytes as stored are checked at its finish.
-STORED_BYTES_PER_ROW_ESTIMATE = 5_800
+# How many bytes a batch's stored files take: its export is its chunks' Parquet files (issue #27:
+# some tens of bytes a row, at most 100, and a few tens of kilobytes of schema a chunk) and a
+# manifest. Used only to refuse a job at its start that could never fit; the bytes as stored are
+# checked at its finish.
+STORED_BYTES_PER_ROW_ESTIMATE = 100
+STORED_BYTES_PER_JOB_ESTIMATE = 32 * 1024
 
 
 def storage_full_message(used: int, adding: int, limit: int, what: str = "this file", then: str = "upload again") -> str:
@@ -65,7 +67,7 @@ def storage_full_message(used: int, adding: int, limit: int, what: str = "this f
 
 def batch_storage_estimate(rows: int, upload_bytes: int) -> int:
     """What a batch of `rows` will keep while it runs and after: its export, and its chunks' copy of the upload."""
-    return rows * STORED_BYTES_PER_ROW_ESTIMATE + upload_bytes
+    return rows * STORED_BYTES_PER_ROW_ESTIMATE + STORED_BYTES_PER_JOB_ESTIMATE + upload_bytes
 
 
 class BatchAllowance:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from application.batch import ROW_NOT_READ
-from application.batch_limits import STORED_BYTES_PER_ROW_ESTIMATE
+from application.batch_limits import STORED_BYTES_PER_JOB_ESTIMATE
 from application.errors import QuotaExceeded, StorageFull
 from application.lookup import BATCH
 from application.ports.accounts import AccessClaims
@@ -62,13 +62,14 @@ async def test_an_upload_past_the_storage_cap_is_refused_and_stores_nothing() ->
 
 async def test_a_batch_whose_export_could_never_fit_is_refused_at_its_start_and_charges_nothing() -> None:
     upload_bytes = csv_file(CORDOVA, MAIN, CORDOVA)
-    # Room for the upload and a little, not for three rows' export (STORED_BYTES_PER_ROW_ESTIMATE each).
-    world = world_with(storage_bytes=len(upload_bytes) + 2 * STORED_BYTES_PER_ROW_ESTIMATE)
+    # Room for the upload and a little, not for three rows' export (STORED_BYTES_PER_ROW_ESTIMATE each,
+    # and the files' own STORED_BYTES_PER_JOB_ESTIMATE).
+    world = world_with(storage_bytes=len(upload_bytes) + STORED_BYTES_PER_JOB_ESTIMATE)
     upload = await world.service.upload(ANN, "portfolio.csv", upload_bytes)
     with pytest.raises(StorageFull) as refused:
         await world.service.start(ANN, upload.id)
     assert refused.value.code == "storage_full"
-    assert "a batch of 3 rows (its export, estimated) needs 17.0 kB" in refused.value.message
+    assert "a batch of 3 rows (its export, estimated) needs 32.3 kB" in refused.value.message
     assert "Delete old exports from your Batch Export History, then start it again" in refused.value.message
     assert await world.lookup.searches.used("ann", MONTH) == 0 and await world.rows.used("ann", MONTH) == 0
     assert world.store.jobs == {} and world.queue.enqueued == []
