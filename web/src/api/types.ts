@@ -344,6 +344,8 @@ export interface PortfolioHeadline {
   with_occupants: number;
   occupants_not_covered: number; // located, but no occupant source covers them
   with_building_record: number;
+  // Rows by status (answered, answered at ZIP level, not located): the count the viewer and exports give.
+  by_status?: Record<string, number>;
 }
 
 export interface PerilDistribution {

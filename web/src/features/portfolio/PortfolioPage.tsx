@@ -164,6 +164,7 @@ function Headline({ data }: { data: PortfolioSummary }) {
   const figures: [string, number, string | null][] = [
     ['Rows', h.rows, null],
     ['Located', h.located, percent(h.located, h.rows)],
+    ['At ZIP level only', h.by_status?.['answered at ZIP level'] ?? 0, percent(h.by_status?.['answered at ZIP level'] ?? 0, h.rows)],
     ['Low confidence', h.low_confidence, percent(h.low_confidence, h.rows)],
     ['Not located', h.not_located, percent(h.not_located, h.rows)],
     ['With occupants', h.with_occupants, percent(h.with_occupants, h.rows)],
