@@ -431,7 +431,8 @@ async def test_an_address_carries_its_own_fields_back_in_every_export_format(cli
     rows = await download_rows(client, key, export_id)
     assert [(r["address_index"], r["policy_no"], r["tiv"]) for r in rows] == [
         ("0", "P-0001", "1,250,000"), ("1", "P-0002", ""), ("2", "", "")]
-    assert list(rows[0])[:3] == ["address_index", "policy_no", "tiv"]  # as an upload's own columns, first
+    # Every column of the batch's upload comes back first, as an upload's do (#27): the address, its index, its fields.
+    assert list(rows[0])[:8] == ["Street Address", "City", "State", "Zip", "Country", "address_index", "policy_no", "tiv"]
     records = await download_rows(client, key, export_id, "jsonl")
     assert records[0]["input"]["policy_no"] == "P-0001" and records[1]["input"]["tiv"] == ""
     sheet = openpyxl.load_workbook(io.BytesIO((await client.get(

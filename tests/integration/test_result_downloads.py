@@ -131,6 +131,16 @@ async def written(files: FileStore, user_columns: Sequence[str], rows: Sequence[
     return dataset.manifest
 
 
+def downloaded(store: FileStore, cache: ParquetCache, rows: Sequence[Row], chunking: Sequence[int], fmt: str) -> bytes:
+    """The rows written as a dataset in chunks of `chunking`, downloaded as `fmt` ('spec': SPEC's CSV)."""
+    async def download() -> bytes:
+        manifest = await written(store, USER_COLUMNS, rows, chunking)
+        downloads = ResultDownloads(store, cache)
+        return await collect(downloads.spec_csv(manifest) if fmt == "spec" else downloads.detailed(manifest, fmt))
+
+    return run(download())
+
+
 def xlsx_rows(content: bytes, sheet: str = "Rows") -> list[tuple[Any, ...]]:
     book = openpyxl.load_workbook(io.BytesIO(content), read_only=True)
     try:
@@ -163,23 +173,14 @@ EXAMPLES = settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phas
 @given(rows=_rows_with_columns(), chunking=CHUNKINGS)
 def test_the_spec_csv_is_byte_for_byte_the_domains_for_any_rows_and_chunking(
         store: FileStore, cache: ParquetCache, rows: list[Row], chunking: list[int]) -> None:
-    async def check() -> None:
-        manifest = await written(store, USER_COLUMNS, rows, chunking)
-        assert await collect(ResultDownloads(store, cache).spec_csv(manifest)) == expected_spec_csv(rows)
-
-    run(check())
+    assert downloaded(store, cache, rows, chunking, "spec") == expected_spec_csv(rows)
 
 
 @EXAMPLES
 @given(rows=_rows_with_columns(), chunking=CHUNKINGS)
 def test_the_detailed_csv_is_byte_for_byte_the_domains_for_any_rows_and_chunking(
         store: FileStore, cache: ParquetCache, rows: list[Row], chunking: list[int]) -> None:
-    async def check() -> None:
-        manifest = await written(store, USER_COLUMNS, rows, chunking)
-        got = await collect(ResultDownloads(store, cache).detailed(manifest, "csv"))
-        assert got == expected_detailed_csv(USER_COLUMNS, rows)
-
-    run(check())
+    assert downloaded(store, cache, rows, chunking, "csv") == expected_detailed_csv(USER_COLUMNS, rows)
 
 
 # --- JSON Lines ---------------------------------------------------------------------------------
@@ -189,19 +190,15 @@ def test_the_detailed_csv_is_byte_for_byte_the_domains_for_any_rows_and_chunking
 @given(rows=_rows_with_columns(), chunking=CHUNKINGS)
 def test_json_lines_have_todays_records_with_the_users_values_as_they_came(
         store: FileStore, cache: ParquetCache, rows: list[Row], chunking: list[int]) -> None:
-    async def check() -> None:
-        manifest = await written(store, USER_COLUMNS, rows, chunking)
-        got = (await collect(ResultDownloads(store, cache).detailed(manifest, "jsonl"))).decode()
-        lines = got.split("\n")[:-1]  # not splitlines(): a value may hold U+2028 or a \x1c, not escaped in JSON
-        assert got == "" if not rows else got.endswith("\n")
-        assert len(lines) == len(rows)
-        for text, (line, values, result) in zip(lines, rows, strict=True):
-            record = json.loads(text)
-            wanted = expected_json_record(line, USER_COLUMNS, values, result)
-            assert list(record) == list(wanted)  # the keys, in today's order
-            assert record == wanted
-
-    run(check())
+    got = downloaded(store, cache, rows, chunking, "jsonl").decode()
+    lines = got.split("\n")[:-1]  # not splitlines(): a value may hold U+2028 or a \x1c, not escaped in JSON
+    assert got == "" if not rows else got.endswith("\n")
+    assert len(lines) == len(rows)
+    for text, (line, values, result) in zip(lines, rows, strict=True):
+        record = json.loads(text)
+        wanted = expected_json_record(line, USER_COLUMNS, values, result)
+        assert list(record) == list(wanted)  # the keys, in today's order
+        assert record == wanted
 
 
 def test_json_lines_keep_a_formula_like_value_and_number_repeated_column_names(tmp_path: Path) -> None:
@@ -221,34 +218,30 @@ def test_json_lines_keep_a_formula_like_value_and_number_repeated_column_names(t
 @given(rows=_rows_with_columns(max_size=8), chunking=CHUNKINGS)
 def test_the_xlsx_has_every_row_once_in_order_numbers_as_numbers(
         store: FileStore, cache: ParquetCache, rows: list[Row], chunking: list[int]) -> None:
-    async def check() -> None:
-        manifest = await written(store, USER_COLUMNS, rows, chunking)
-        content = await collect(ResultDownloads(store, cache).detailed(manifest, "xlsx"))
-        sheet = xlsx_rows(content)
-        assert sheet[0] == tuple(detail_columns(USER_COLUMNS))
-        # A column is numbers when every value in it is a plain number.
-        numeric = {i for i in range(len(USER_COLUMNS))
-                   if all(not r[1][i] or PLAIN_NUMBER.fullmatch(r[1][i]) for r in rows)}
-        assert len(sheet) == len(rows) + 1
-        names = user_column_names(USER_COLUMNS)
-        for cells, (line, values, result) in zip(sheet[1:], rows, strict=True):
-            record = _record(line, USER_COLUMNS, values, result)
-            flat = flat_values(record, names)
-            for index, (cell, value) in enumerate(zip(cells, flat, strict=True)):
-                if index < len(USER_COLUMNS):
-                    given_value = values[index]
-                    if given_value and index in numeric:
-                        assert cell == float(given_value.replace(",", ""))
-                    else:
-                        assert cell == xlsx_text(safe_cell(given_value) or None)
-                elif isinstance(value, bool):
-                    assert cell == ("yes" if value else "no")
-                elif isinstance(value, float):  # xlsxwriter writes 16 significant digits, as Excel keeps
-                    assert cell == pytest.approx(value, rel=1e-15, abs=1e-300), ANSWER_COLUMN_NAMES[index - len(USER_COLUMNS)]
+    content = downloaded(store, cache, rows, chunking, "xlsx")
+    sheet = xlsx_rows(content)
+    assert sheet[0] == tuple(detail_columns(USER_COLUMNS))
+    # A column is numbers when every value in it is a plain number.
+    numeric = {i for i in range(len(USER_COLUMNS))
+               if all(not r[1][i] or PLAIN_NUMBER.fullmatch(r[1][i]) for r in rows)}
+    assert len(sheet) == len(rows) + 1
+    names = user_column_names(USER_COLUMNS)
+    for cells, (line, values, result) in zip(sheet[1:], rows, strict=True):
+        record = _record(line, USER_COLUMNS, values, result)
+        flat = flat_values(record, names)
+        for index, (cell, value) in enumerate(zip(cells, flat, strict=True)):
+            if index < len(USER_COLUMNS):
+                given_value = values[index]
+                if given_value and index in numeric:
+                    assert cell == float(given_value.replace(",", ""))
                 else:
-                    assert cell == xlsx_text(None if value in (None, "") else value), ANSWER_COLUMN_NAMES[index - len(USER_COLUMNS)]
-
-    run(check())
+                    assert cell == xlsx_text(safe_cell(given_value) or None)
+            elif isinstance(value, bool):
+                assert cell == ("yes" if value else "no")
+            elif isinstance(value, float):  # xlsxwriter writes 16 significant digits, as Excel keeps
+                assert cell == pytest.approx(value, rel=1e-15, abs=1e-300), ANSWER_COLUMN_NAMES[index - len(USER_COLUMNS)]
+            else:
+                assert cell == xlsx_text(None if value in (None, "") else value), ANSWER_COLUMN_NAMES[index - len(USER_COLUMNS)]
 
 
 def test_the_xlsx_header_is_frozen_with_filters_and_a_columns_sheet(tmp_path: Path) -> None:
@@ -282,26 +275,22 @@ def test_the_xlsx_header_is_frozen_with_filters_and_a_columns_sheet(tmp_path: Pa
 @given(rows=_rows_with_columns(), chunking=CHUNKINGS)
 def test_the_parquet_download_has_the_detailed_columns_typed_every_row_once_in_order(
         store: FileStore, cache: ParquetCache, rows: list[Row], chunking: list[int]) -> None:
-    async def check() -> None:
-        manifest = await written(store, USER_COLUMNS, rows, chunking)
-        content = await collect(ResultDownloads(store, cache).detailed(manifest, "parquet"))
-        table = pq.read_table(io.BytesIO(content))
-        assert table.column_names == download_column_names(USER_COLUMNS)
-        assert str(table.schema.field("lat").type) == "double"
-        assert str(table.schema.field("low_confidence").type) == "bool"
-        assert str(table.schema.field("row").type) == "int64"
-        got = table.to_pylist()
-        assert [r["row"] for r in got] == [line for line, _, _ in rows]
-        for record, (line, values, result) in zip(got, rows, strict=True):
-            wanted = expected_json_record(line, USER_COLUMNS, values, result)
-            assert [record[name] for name in USER_COLUMNS] == list(values)  # as they came
-            for name in ANSWER_COLUMN_NAMES:
-                if name == "low_confidence":
-                    assert record[name] is result.location.low_confidence
-                else:
-                    assert record[name] == wanted[name], name
-
-    run(check())
+    content = downloaded(store, cache, rows, chunking, "parquet")
+    table = pq.read_table(io.BytesIO(content))
+    assert table.column_names == download_column_names(USER_COLUMNS)
+    assert str(table.schema.field("lat").type) == "double"
+    assert str(table.schema.field("low_confidence").type) == "bool"
+    assert str(table.schema.field("row").type) == "int64"
+    got = table.to_pylist()
+    assert [r["row"] for r in got] == [line for line, _, _ in rows]
+    for record, (line, values, result) in zip(got, rows, strict=True):
+        wanted = expected_json_record(line, USER_COLUMNS, values, result)
+        assert [record[name] for name in USER_COLUMNS] == list(values)  # as they came
+        for name in ANSWER_COLUMN_NAMES:
+            if name == "low_confidence":
+                assert record[name] is result.location.low_confidence
+            else:
+                assert record[name] == wanted[name], name
 
 
 # --- pieces -------------------------------------------------------------------------------------

@@ -1,23 +1,15 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ANN } from '../test/db';
 import { renderWithProviders, signedInState } from '../test/render';
+import { captureSavedFiles } from '../test/savedFiles';
 import { server } from '../test/server';
 import { detailedExportPath } from '../lib/exports/detailed';
 import { DETAILED_FORMATS, ExportDownloads } from './ExportDownloads';
 
 const FILE = 'book_export_20261128_101500_000000.csv';
 const PARQUET = 'application/vnd.apache.parquet';
-
-function captureSavedFiles() {
-  Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:export'), revokeObjectURL: vi.fn() });
-  const saved: string[] = [];
-  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
-    saved.push(this.download);
-  });
-  return saved;
-}
 
 describe('the detailed downloads of an export', () => {
   it('offer Parquet after CSV, XLSX and JSON Lines, at the detailed route', () => {

@@ -1,11 +1,12 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import Papa from 'papaparse';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNREACHABLE } from '../../api/errors';
 import { ANN, callCount, db } from '../../test/db';
 import { tokens } from '../../test/handlers';
 import { renderApp, signedInState } from '../../test/render';
+import { captureSavedFiles } from '../../test/savedFiles';
 import { server } from '../../test/server';
 import { exportGroupId, groupNavState, groupRows, parseExportCsv, parseExportGroupId } from '../../lib/exports/groups';
 import { groupDetails } from '../../lib/exports/detailed';
@@ -126,15 +127,6 @@ function serveExportWithAuth(views: (string | null)[], downloads: (string | null
       });
     }),
   );
-}
-
-function captureSavedFiles() {
-  Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:export'), revokeObjectURL: vi.fn() });
-  const saved: string[] = [];
-  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
-    saved.push(this.download);
-  });
-  return saved;
 }
 
 describe('the export viewer after the access token expired', () => {
