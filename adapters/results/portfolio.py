@@ -21,7 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -243,10 +243,13 @@ def summarise(cursor: duckdb.DuckDBPyConnection, user_columns: Sequence[str], va
 
 
 def summary_of(cursor: duckdb.DuckDBPyConnection, value_column: str | None, peril: str, *, facts: str = "facts",
-               positions: Mapping[str, int] | None = None, top: int = TOP_COUNT) -> PortfolioSummary:
+               positions: Mapping[str, int] | None = None, top: int = TOP_COUNT,
+               kept: PortfolioSummary | None = None) -> PortfolioSummary:
     """The summary from the relations `pf_scores` (SCORES_SQL) and `pf_groups` (grouped_sql) of
     `cursor`, and `facts` for the riskiest. `positions`: each facts file's first position in the
-    export, when `facts` is read with `filename` and `file_row_number` (else positions are counted)."""
+    export, when `facts` is read with `filename` and `file_row_number` (else positions are counted).
+    `kept`: a summary of the same value column, for another peril: only what the peril changes
+    (the riskiest, the sectors by rating) is computed again."""
     position = PERIL_IDS.index(peril) + 1  # lists are 1-based in SQL
     run = cursor.execute
     # The county cells with their score set as lists (19 scores, 19 ratings, the raw composite rating).
@@ -255,6 +258,10 @@ def summary_of(cursor: duckdb.DuckDBPyConnection, value_column: str | None, peri
                {_score_list('s')} AS sc, {_rating_list('s')} AS ra, nullif(s.risk_rating, '') AS composite_rating
         FROM (SELECT * FROM pf_groups WHERE is_cell) c LEFT JOIN pf_scores s ON {_county_join('c', 's')}""")
     try:
+        if kept is not None:
+            sectors = _sectors(run, position)
+            riskiest = _riskiest(run, facts, position, top, positions)
+            return replace(kept, ranked_by=peril, riskiest=riskiest, sectors=sectors)
         headline = _headline(run)
         distributions, by_rating = _distributions(run, headline.rows)
         counties = _counties(run, value_column is not None)
@@ -475,6 +482,8 @@ class _Prepared:
     opened: float
     scores: pa.Table | None = None
     groups: OrderedDict[str | None, pa.Table] = field(default_factory=OrderedDict)
+    # A summary by value column: another peril changes only its riskiest and its sectors.
+    summaries: dict[str | None, PortfolioSummary] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def summary(self, value_column: str | None, peril: str) -> PortfolioSummary:
@@ -488,17 +497,22 @@ class _Prepared:
                 groups = cursor.sql(grouped_sql(dataset.user_columns, value_column)).to_arrow_table()
                 self.groups[value_column] = groups
                 while len(self.groups) > KEPT_VALUE_COLUMNS:
-                    self.groups.popitem(last=False)
+                    gone, _ = self.groups.popitem(last=False)
+                    self.summaries.pop(gone, None)
             self.groups.move_to_end(value_column)
             cursor.register("pf_scores", self.scores)
             cursor.register("pf_groups", groups)
+            kept = self.summaries.get(value_column)
             if not dataset.facts_paths:
-                return summary_of(cursor, value_column, peril)
-            files = "[" + ", ".join(_literal(path) for path in dataset.facts_paths) + "]"
-            cursor.execute("CREATE OR REPLACE TEMP VIEW pf_facts AS SELECT * FROM "
-                           f"read_parquet({files}, filename = true, file_row_number = true)")
-            positions = {path: chunk.first_row for path, chunk in zip(dataset.facts_paths, dataset.chunks, strict=True)}
-            return summary_of(cursor, value_column, peril, facts="pf_facts", positions=positions)
+                summary = summary_of(cursor, value_column, peril, kept=kept)
+            else:
+                files = "[" + ", ".join(_literal(path) for path in dataset.facts_paths) + "]"
+                cursor.execute("CREATE OR REPLACE TEMP VIEW pf_facts AS SELECT * FROM "
+                               f"read_parquet({files}, filename = true, file_row_number = true)")
+                positions = {path: chunk.first_row for path, chunk in zip(dataset.facts_paths, dataset.chunks, strict=True)}
+                summary = summary_of(cursor, value_column, peril, facts="pf_facts", positions=positions, kept=kept)
+            self.summaries[value_column] = summary
+            return summary
 
 
 class PortfolioQueries:

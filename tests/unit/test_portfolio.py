@@ -462,6 +462,12 @@ async def test_any_peril_and_value_column_is_answered_kept_and_others_are_refuse
     quake = await service.summary(ann, "book_export.csv", "tiv", peril="ERQK")
     assert quake.summary.ranked_by == "ERQK" and len(store.asked) == 2
     assert quake.summary.counties == first.summary.counties  # the figures of any peril are the book's
+    # Another peril of a kept export (its riskiest and sectors asked again) is the summary made afresh.
+    from application.ports.results import read_manifest
+
+    manifest = await read_manifest(store.files, store.file.manifest_key)  # type: ignore[arg-type]
+    fresh = await PortfolioQueries(store.files).portfolio(manifest, PortfolioQuery("tiv", "ERQK"))
+    assert with_sector_names(fresh, {"72": "Accommodation and Food Services"}) == quake.summary
     with pytest.raises(NotFound):
         await service.summary(bob, "book_export.csv", "tiv")
     for wrong in ("Zip", "nothing"):
