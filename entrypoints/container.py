@@ -14,9 +14,6 @@ from adapters.db.engine import create_engine, create_session_factory, is_sqlite
 from adapters.db.sqlite_loop_store import SqliteLoopSearchStore
 from adapters.db.writer import SqlWriter
 from adapters.results.chunk_writer import ParquetChunkWriter
-from adapters.results.downloads import ResultDownloads
-from adapters.results.portfolio import PortfolioQueries
-from adapters.results.viewer import ViewerQueries
 from adapters.files.local import LocalFileStore
 from adapters.identity.oidc_client import OidcIdentityProvider
 from adapters.identity.oidc_providers import ClientCredentials
@@ -411,7 +408,8 @@ class Container(containers.DeclarativeContainer):
     )
     batch = providers.Singleton(
         BatchService, store=batch_store, lookup=lookup, searches=search_store, clock=clock, queue=job_queue.provider,
-        allowance=batch_allowance, downloads=providers.Singleton(ResultDownloads, files=file_store),
+        allowance=batch_allowance,
+        downloads=providers.Singleton(optional_adapters.result_downloads, files=file_store),
         chunks=chunk_store, files=file_store, results=providers.Singleton(ParquetChunkWriter),
         policy=chunk_policy, worker_id=providers.Callable(worker_identity),
         ended=batch_ended_listener, metrics=metrics,
@@ -437,11 +435,12 @@ class Container(containers.DeclarativeContainer):
     # The portfolio's summaries: group-bys over the export's dataset (adapters/results/portfolio.py, H5).
     portfolios = providers.Singleton(
         PortfolioService, store=batch_store, files=file_store, naics=naics_table,
-        queries=providers.Singleton(PortfolioQueries, files=file_store),
+        queries=providers.Singleton(optional_adapters.portfolio_queries, files=file_store),
     )
     # The viewer's pages: queries over the export's dataset (adapters/results/viewer.py, H4).
     export_rows = providers.Singleton(
-        ExportRowsService, store=batch_store, files=file_store, queries=providers.Singleton(ViewerQueries, files=file_store),
+        ExportRowsService, store=batch_store, files=file_store,
+        queries=providers.Singleton(optional_adapters.viewer_queries, files=file_store),
     )
 
 

@@ -6,7 +6,10 @@ tests/unit/test_lean_imports.py holds to it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from application.ports.files import FileStore
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -45,3 +48,47 @@ def taskiq_job_queue(redis_url: str, queue_name: str) -> TaskiqJobQueue:
     from adapters.jobs.taskiq_queue import TaskiqJobQueue, make_broker
 
     return TaskiqJobQueue(make_broker(redis_url, queue_name))
+
+
+# --- the batch results' query adapters ---------------------------------------------------------
+# pyarrow, DuckDB and numpy (about 90 MB resident) load when an export is first downloaded, viewed
+# or summed, not when the server starts: an idle server never needs them.
+
+class Deferred:
+    """An adapter made at its first use, then used as itself."""
+
+    def __init__(self, make: Callable[[], object]) -> None:
+        self._make = make
+        self._made: object | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._made is None:
+            self._made = self._make()
+        return getattr(self._made, name)
+
+
+def result_downloads(files: FileStore) -> Deferred:
+    def make() -> object:
+        from adapters.results.downloads import ResultDownloads
+
+        return ResultDownloads(files=files)
+
+    return Deferred(make)
+
+
+def portfolio_queries(files: FileStore) -> Deferred:
+    def make() -> object:
+        from adapters.results.portfolio import PortfolioQueries
+
+        return PortfolioQueries(files=files)
+
+    return Deferred(make)
+
+
+def viewer_queries(files: FileStore) -> Deferred:
+    def make() -> object:
+        from adapters.results.viewer import ViewerQueries
+
+        return ViewerQueries(files=files)
+
+    return Deferred(make)
