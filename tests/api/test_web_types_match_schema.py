@@ -40,7 +40,7 @@ FEATURE_PAIRS = {
     (WEBHOOKS_TS, "WebhookDelivery"): "WebhookDeliveryBody",
     (WEBHOOKS_TS, "WebhookDeliveries"): "WebhookDeliveriesBody",
     (EXPORT_ROWS_TS, "ExportRowsPage"): "ExportRowsBody",
-    (EXPORT_ROWS_TS, "ExportRow"): "ExportRow",
+    (EXPORT_ROWS_TS, "ExportRow"): "ViewerRow",
     (EXPORT_ROWS_TS, "FilterChoices"): "FilterChoicesBody",
     (EXPORT_ROWS_TS, "FilterChoice"): "FilterChoiceBody",
 }

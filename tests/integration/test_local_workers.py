@@ -81,7 +81,8 @@ async def test_a_local_worker_shares_a_job_with_the_server(migrated_database_url
         assert export.detail_columns[4] == "Ref" and [row["input_4"] for row in facts] == [str(n) for n in range(ROWS)]
         owners = await _chunk_owners(container, job.id)
         assert len(owners) == ROWS // CHUNK_ROWS
-        assert len(set(owners)) == 2, f"the server and its worker both ran chunks: {sorted(set(owners))}"
+        # At least the two: on a loaded machine a chunk whose lease ran out is taken over by a third claimant.
+        assert len(set(owners)) >= 2, f"the server and its worker both ran chunks: {sorted(set(owners))}"
         assert worker.poll() is None, "the worker keeps running, waiting for the next job"
     finally:
         await workers.stop()

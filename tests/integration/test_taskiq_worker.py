@@ -104,8 +104,8 @@ async def worker_run(database_url: str, tmp_path: Path, env: dict[str, str | Non
 async def test_a_worker_process_runs_the_job(migrated_database_url: str, tmp_path: Path) -> None:
     async with worker_run(migrated_database_url, tmp_path, {}) as run:
         caller, job = await run.job_done()
-        export = await run.container.batch().export(caller, job.export_name)
-        content = (await collected(run.container.file_store().read(export.csv_key))).decode()
+        _, pieces = await run.container.batch().export_csv(caller, job.export_name)
+        content = (await collected(pieces)).decode()
         assert content.count("701 5th Ave") >= 1 and "98POINT6 INC" in content
 
 

@@ -93,7 +93,7 @@ test('the export history and viewer offer every format, by keyboard, at 390 px',
   await page.keyboard.press('Enter');
   assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
   const formats = page.getByRole('group', { name: /^Other formats of formats_portfolio_export_/ });
-  assert.deepEqual(await formats.getByRole('button').allTextContents(), ['CSV', 'Detailed CSV', 'XLSX', 'JSON Lines']);
+  assert.deepEqual(await formats.getByRole('button').allTextContents(), ['CSV', 'Detailed CSV', 'XLSX', 'JSON Lines', 'Parquet']);
   assert.deepEqual(await a11yViolations(page), [], 'no serious accessibility violations with the formats open');
   await bothWidths(page, 'trust-history-formats', ['Batch Export History'], { chart: false });
 
@@ -101,7 +101,7 @@ test('the export history and viewer offer every format, by keyboard, at 390 px',
   await page.waitForURL('**/batch-export-detail/**');
   await page.getByText(/Displaying 1 row\(s\)/).waitFor();
   const viewerFormats = page.getByRole('group', { name: /^Other formats of / });
-  assert.deepEqual(await viewerFormats.getByRole('button').allTextContents(), ['Detailed CSV', 'XLSX', 'JSON Lines']);
+  assert.deepEqual(await viewerFormats.getByRole('button').allTextContents(), ['Detailed CSV', 'XLSX', 'JSON Lines', 'Parquet']);
   await page.getByRole('button', { name: 'Download CSV' }).waitFor();
   await bothWidths(page, 'trust-viewer-formats', [], { chart: false });
   assert.deepEqual(errors, []);
