@@ -108,7 +108,7 @@ def filter_for(draw: st.DrawFn, rows: list[Row]) -> RowFilter:
 
 
 @given(rows=batch_rows(user_columns=2, max_size=30), data=st.data())
-@settings(max_examples=40, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate), suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_any_filter_and_sort_of_any_rows_is_the_reference(rows: list[Row], data: st.DataObject) -> None:
     chunk_sizes = data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=4))
     wanted = filter_for(data.draw, rows)

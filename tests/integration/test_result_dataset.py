@@ -101,7 +101,7 @@ def _content(dataset: ExportDataset) -> tuple[list, list, list]:
     return facts, scores, detailed
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(batch_rows(2, 30), st.lists(st.integers(1, 12), min_size=1, max_size=6))
 def test_any_chunking_of_the_rows_gives_the_dataset_of_one_chunk(rows: list, sizes: list[int]) -> None:
     async def content(chunk_sizes: list[int] | None, root: str) -> tuple[list, list, list]:

@@ -351,7 +351,7 @@ def close(a: float, b: float) -> bool:
 
 
 # Not shrunk: a dataset a example, shrinking takes minutes; the failing rows are printed whole.
-@settings(max_examples=25, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
+@settings(max_examples=10, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(rows=batch_rows(user_columns=2, max_size=25), chunk=st.integers(1, 7),
        value_column=st.sampled_from([None, "policy", "tiv"]), peril=st.sampled_from(PERIL_IDS),
@@ -404,7 +404,7 @@ def test_the_figures_are_pandas_on_the_same_rows(rows: list[Row], chunk: int, va
             assert distribution.unknown == locations - distribution.scored
 
 
-@settings(max_examples=15, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
+@settings(max_examples=8, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(batch_rows(user_columns=2, max_size=20), st.lists(st.integers(1, 6), min_size=1, max_size=4))
 def test_any_chunking_gives_the_same_summary(rows: list[Row], sizes: list[int]) -> None:
