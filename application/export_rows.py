@@ -9,7 +9,6 @@ columns, their names once per page."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from application.batch import NO_DETAIL, valid_export_name
@@ -17,7 +16,8 @@ from application.errors import InvalidInput, NotFound
 from application.ports.accounts import AccessClaims
 from application.ports.batch import BatchStore
 from application.ports.files import FileStore
-from application.ports.results import ExportManifest, ExportQueries, read_manifest
+from application.kept_manifests import KeptManifests
+from application.ports.results import ExportQueries
 from domain.export_rows import FilterChoices, RowFilter, RowOrder, ViewerRow, filter_problems, order_problems
 
 MAX_LIMIT = 500
@@ -67,9 +67,8 @@ def _checked_page(offset: int, limit: int) -> None:
 class ExportRowsService:
     def __init__(self, store: BatchStore, files: FileStore, queries: ExportQueries) -> None:
         self._store = store
-        self._files = files
         self._queries = queries
-        self._manifests: OrderedDict[str, ExportManifest] = OrderedDict()
+        self._manifests = KeptManifests(files, KEPT_MANIFESTS)
 
     async def page(self, caller: AccessClaims, name: str, wanted: RowFilter, offset: int, limit: int,
                    order: RowOrder | None = None) -> RowsPage:
@@ -82,7 +81,7 @@ class ExportRowsService:
             raise NotFound("Export not found")
         if export.manifest_key is None:  # rows a client sent: a CSV, no dataset to query
             raise NotFound(NO_DETAIL)
-        manifest = await self._manifest(export.manifest_key)
+        manifest = await self._manifests.get(export.manifest_key)
         answer = await self._queries.rows_page(manifest, RowsQuery(wanted, order, offset, limit))
         if problems := filter_problems(wanted, answer.choices):
             raise InvalidInput(" ".join(problems), code="unknown_filter_value")
@@ -92,11 +91,3 @@ class ExportRowsService:
             choices=answer.choices, sort=order.column, descending=order.descending,
         )
 
-    async def _manifest(self, key: str) -> ExportManifest:
-        if key in self._manifests:
-            self._manifests.move_to_end(key)
-            return self._manifests[key]
-        manifest = self._manifests[key] = await read_manifest(self._files, key)
-        while len(self._manifests) > KEPT_MANIFESTS:
-            self._manifests.popitem(last=False)
-        return manifest

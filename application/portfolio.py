@@ -15,7 +15,8 @@ from application.ports.accounts import AccessClaims
 from application.ports.batch import BatchStore
 from application.ports.files import FileStore
 from application.ports.lookup import NaicsClassifier
-from application.ports.results import ExportManifest, ExportQueries, read_manifest
+from application.kept_manifests import KeptManifests
+from application.ports.results import ExportQueries
 from domain.portfolio import COMPOSITE, PERIL_IDS, PortfolioSummary, sectors_seen, value_columns, with_sector_names
 
 UNKNOWN_PERIL = f"peril must be one of: {', '.join(PERIL_IDS)}."
@@ -52,11 +53,10 @@ class Portfolio:
 class PortfolioService:
     def __init__(self, store: BatchStore, files: FileStore, naics: NaicsClassifier, queries: ExportQueries) -> None:
         self._store = store
-        self._files = files
         self._naics = naics
         self._queries = queries
         self._kept: OrderedDict[tuple[str, str | None, str], Portfolio] = OrderedDict()
-        self._manifests: OrderedDict[str, ExportManifest] = OrderedDict()
+        self._manifests = KeptManifests(files, KEPT_MANIFESTS)
 
     async def summary(
         self, caller: AccessClaims, name: str, value_column: str | None = None, peril: str = COMPOSITE
@@ -73,7 +73,7 @@ class PortfolioService:
             return self._kept[key]
         if export.manifest_key is None:  # rows a client sent (a CSV), or an export not yet converted
             raise NotFound(NO_DETAIL)
-        manifest = await self._manifest(export.manifest_key)
+        manifest = await self._manifests.get(export.manifest_key)
         columns = value_columns(manifest.user_columns)
         if value_column is not None and value_column not in columns:
             raise not_a_column(value_column, columns)
@@ -84,11 +84,3 @@ class PortfolioService:
             self._kept.popitem(last=False)
         return portfolio
 
-    async def _manifest(self, key: str) -> ExportManifest:
-        if key in self._manifests:
-            self._manifests.move_to_end(key)
-            return self._manifests[key]
-        manifest = self._manifests[key] = await read_manifest(self._files, key)
-        while len(self._manifests) > KEPT_MANIFESTS:
-            self._manifests.popitem(last=False)
-        return manifest
