@@ -23,7 +23,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_until(ready: Callable[[], bool], process: subprocess.Popen, log: Path, what: str, seconds: float = 60) -> None:
+def wait_until(ready: Callable[[], bool], process: subprocess.Popen, log: Path, what: str, seconds: float = 180) -> None:
     """Poll `ready` until it holds; fail with the process's log if it exits or takes too long."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

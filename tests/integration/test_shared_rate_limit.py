@@ -106,7 +106,7 @@ def test_requests_split_between_two_servers_share_one_limit(two_servers: TwoServ
 
 def _nearby_search(url: str, token: str) -> int:
     answer = httpx.get(
-        f"{url}/api/nearby-search", params={"address": SEATTLE}, headers={"Authorization": f"Bearer {token}"}, timeout=30,
+        f"{url}/api/nearby-search", params={"address": SEATTLE}, headers={"Authorization": f"Bearer {token}"}, timeout=120,
     )
     if answer.status_code == 429:
         assert answer.json()["code"] == "rate_limited" and int(answer.headers["retry-after"]) >= 1

@@ -55,7 +55,7 @@ class WorkerRun:
         caller = AccessClaims(user.id)
         upload = await self.container.batch().upload(caller, "remote.csv", CSV)
         job = await self.container.batch().start(caller, upload.id)
-        for _ in range(300):  # up to 60 s for the worker to start and finish
+        for _ in range(900):  # up to 180 s for the worker to start and finish (a busy CI machine is slow)
             job = await self.container.batch().job(caller, job.id)
             if job.status in ("done", "failed"):
                 break

@@ -166,7 +166,7 @@ test('Swagger UI at /schema renders the operations of the OpenAPI 3.1 document',
   const { page, context } = await openPage(browser);
   try {
     await page.goto('/schema');
-    await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: 5_000 });
+    await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: 60_000 });
     await page.getByText('/api/auth/login').first().waitFor();
   } finally {
     await context.close();
