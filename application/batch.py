@@ -36,7 +36,10 @@ from application.ports.batch import (
 )
 from application.ports.chunks import ChunkOutput, ChunkResult, ChunkStore, JobChunks
 from application.ports.downloads import DETAILED_FILES
-from application.ports.results import ChunkResultWriter, ChunkRows, ExportManifest, ManifestChunk, manifest_key, write_manifest
+from application.ports.results import (
+    ChunkResultWriter, ChunkRows, ExportManifest, ExportScores, ManifestChunk, export_scores_key, manifest_key,
+    write_manifest,
+)
 from application.ports.results import ExportQueries, read_manifest
 from application.ports.clock import Clock
 from application.ports.files import FileStore
@@ -105,6 +108,7 @@ class BatchService:
         chunks: ChunkStore,
         files: FileStore,
         results: ChunkResultWriter,
+        scores: ExportScores,
         policy: ChunkPolicy = ChunkPolicy(),
         worker_id: str = "local",
         slice_seconds: float = SLICE_SECONDS,
@@ -119,6 +123,7 @@ class BatchService:
         self._files = files
         self.caps = caps
         self._results = results
+        self._scores = scores
         # An answer's facts and score rows, shared by the repeats of its address within a job.
         self._repeats: RepeatAnswers[Answer] = RepeatAnswers(size_of=_answer_bytes)
         self._runner = ChunkRunner(store, chunks, files, results, clock, queue, policy, worker_id, answers=self,
@@ -365,13 +370,16 @@ class BatchService:
         return ChunkResult(table or self._results.new_table(()), columns, rows_failed=count, error=reason)
 
     async def assemble(self, job: BatchJob, results: AsyncIterator[ChunkOutput]) -> ExportFile:
-        """The export: a manifest of the chunks' files, in input order, checked to hold every row
-        once. Nothing is copied, composed or read: the chunks' files are the export's. Its size is
-        every file's, as stored (the chunks' sizes were recorded as they were written)."""
+        """The export: a manifest of the chunks' facts files, in input order, checked to hold
+        every row once, and their score rows merged (each set once). Nothing else is copied or
+        composed: the chunks' facts files are the export's. Its size is every file's, as stored
+        (the chunks' sizes were recorded as they were written); the chunks' score files, merged,
+        are not counted (the finish deletes them: merged_scores_keys)."""
         upload = await self._store.upload(None, job.file_id) if job.file_id else None
         now = self._clock.now()
         export_id = str(uuid.uuid4())
         chunks: list[ManifestChunk] = []
+        chunk_scores: list[str] = []
         user_columns: tuple[str, ...] = ()
         rows = size = 0
         async for output in results:
@@ -380,10 +388,16 @@ class BatchService:
                 raise ValueError(f"chunk {output.plan.index} has no result files")
             user_columns = user_columns or output.user_columns
             chunks.append(ManifestChunk(index=output.plan.index, first_row=output.plan.first_row,
-                                        rows=output.plan.row_count, facts=output.facts_key, scores=output.scores_key))
+                                        rows=output.plan.row_count, facts=output.facts_key))
+            chunk_scores.append(output.scores_key)
             size += output.size_bytes
+        scores_key = None
+        if chunk_scores:
+            merged = await self._scores.merge(self._files, chunk_scores, export_scores_key(job.user_id, export_id))
+            scores_key = merged.key
+            size += merged.size_bytes - merged.merged_bytes
         key = manifest_key(job.user_id, export_id)
-        size += await write_manifest(self._files, key, ExportManifest(list(user_columns), rows, chunks))
+        size += await write_manifest(self._files, key, ExportManifest(list(user_columns), rows, chunks, scores=scores_key))
         return ExportFile(id=export_id, user_id=job.user_id, name=_export_name(upload.name if upload else "batch", now),
                           exported_at=now, job_id=job.id, manifest_key=key, size_bytes=size,
                           detail_columns=user_columns)

@@ -50,7 +50,7 @@ from application.ports.clock import Clock
 from application.ports.files import FileStore
 from application.ports.metrics import Metrics, NoMetrics
 from application.ports.results import ChunkResultWriter
-from application.result_files import delete_files, write_chunk
+from application.result_files import delete_files, export_own_keys, write_chunk
 from application.time_slices import TimeSlices
 from domain.batch_input import UNCAPPED, AddressRow, UploadError
 from domain.chunks import ChunkInput, ChunkSplitter, rows_of
@@ -347,13 +347,15 @@ class ChunkRunner:
         except Exception as error:  # noqa: BLE001 - recorded on the job
             log.exception("batch export failed", extra={"job_id": job_id})
             return await self._fail_with_results(job_id, f"Batch processing failed: {type(error).__name__}")
-        done_inputs = await self._chunks.done_input_keys(job_id)  # `finish` drops their keys
+        # `finish` drops their keys: done chunks' inputs, and their score files (the export's merged them).
+        done_inputs = await self._chunks.done_input_keys(job_id)
+        merged_scores = [output.scores_key async for output in self._chunks.results(job_id) if output.scores_key]
         try:
             finished = await self._chunks.finish(job_id, self._owner, export, self._clock.now(), self._storage_limit)
         except NoRoomForExport as full:
             log.warning("batch export refused: past its owner's storage allowance",
                         extra={"job_id": job_id, "export_bytes": export.size_bytes, "used_bytes": full.used})
-            await delete_files(self._files, export.keys)  # its manifest; the chunks' files go with the job
+            await delete_files(self._files, export_own_keys(export))  # the chunks' files go with the job
             failed = await self._fail_with_results(job_id, export_refused_message(full.used, export.size_bytes,
                                                                                    self._storage_limit or 0))
             if failed is not None:  # this process ended it: given back once
@@ -362,12 +364,12 @@ class ChunkRunner:
         if not finished:
             # Another process took the turn over and finishes it: this manifest goes, never the
             # chunks' files (the other's manifest lists the same).
-            await delete_files(self._files, export.keys)
+            await delete_files(self._files, export_own_keys(export))
             return None
         log.info("batch export stored", extra={"job_id": job_id, "seconds": round(time.monotonic() - started, 3),
                                                "worker": self._owner})
         # The export is its chunks' files now; a failed chunk's input stays, to run its rows again.
-        await delete_files(self._files, done_inputs)
+        await delete_files(self._files, [*done_inputs, *merged_scores])
         return await self._store.job(None, job_id)
 
     async def _drop_results(self, job_id: str) -> None:

@@ -19,7 +19,7 @@ from application.errors import NotFound
 from application.ports.batch import BatchStore, ExportFile
 from application.ports.chunks import ChunkFiles, ChunkResult, ClaimedChunk
 from application.ports.files import FileStore
-from application.ports.results import ChunkResultWriter, read_manifest
+from application.ports.results import ChunkResultWriter, export_scores_key, read_manifest
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,14 @@ async def stored_keys(files: FileStore, export: ExportFile) -> tuple[str, ...]:
     except NotFound:
         return export.keys
     return manifest.keys + export.keys  # the manifest last: a delete cut short can be retried
+
+
+def export_own_keys(export: ExportFile) -> tuple[str, ...]:
+    """The files an export's finish wrote of its own (its manifest and merged score rows), for an
+    export that was not kept: never the chunks' facts files, which are the job's until it ends."""
+    if export.manifest_key is None:
+        return export.keys
+    return (*export.keys, export_scores_key(export.user_id, export.id))
 
 
 async def delete_files(files: FileStore, keys: Iterable[str]) -> None:

@@ -28,6 +28,7 @@ from adapters.files.local import LocalFileStore  # noqa: E402
 from adapters.results.chunk_writer import ChunkTable, chunk_keys  # noqa: E402
 from adapters.results.viewer import ViewerQueries  # noqa: E402
 from application.export_rows import ExportRowsService  # noqa: E402
+from bench.export_dataset import merged_scores  # noqa: E402
 from application.ports.accounts import AccessClaims  # noqa: E402
 from application.ports.batch import ExportFile  # noqa: E402
 from application.ports.results import ExportManifest, ManifestChunk, manifest_key, read_manifest, write_manifest  # noqa: E402
@@ -64,7 +65,7 @@ def template(fips: str, state: str, level: str | None) -> LookupResult:
     )
 
 
-async def write(files: LocalFileStore, rows: int, chunk_rows: int) -> ExportManifest:
+async def write(files: LocalFileStore, rows: int, chunk_rows: int, own_scores: bool) -> ExportManifest:
     rng = random.Random(27)
     counties = [(f"{s:02d}{c:03d}", STATES[s % len(STATES)]) for s in range(1, 57) for c in range(1, 60, 2)]
     county_scores = {fips: score_row(COUNTY, fips, "1.20.0", scores_of(rng)) for fips, _ in counties}
@@ -96,6 +97,8 @@ async def write(files: LocalFileStore, rows: int, chunk_rows: int) -> ExportMani
         if len(chunks) % 20 == 0:
             print(f"  {start:,} rows written ({time.perf_counter() - began:.0f} s)", flush=True)
     manifest = ExportManifest(user_columns=USER_COLUMNS, rows=rows, chunks=chunks)
+    if not own_scores:
+        manifest = await merged_scores(files, manifest, "u", "bench")
     await write_manifest(files, manifest_key("u", "bench"), manifest)
     return manifest
 
@@ -114,16 +117,17 @@ async def main() -> None:
     parser.add_argument("--chunk-rows", type=int, default=5000)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/viewer-bench"))
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--own-scores", action="store_true", help="each chunk keeps its score rows (no merge at finish)")
     args = parser.parse_args()
     files = LocalFileStore(args.dir)
     key = manifest_key("u", "bench")
     try:
         manifest = await read_manifest(files, key)
-        assert manifest.rows == args.rows
+        assert manifest.rows == args.rows and (manifest.scores is None) == args.own_scores
         print(f"dataset of {manifest.rows:,} rows in {args.dir} (kept from before)")
     except Exception:  # noqa: BLE001 - not there yet, or of another size
         began = time.perf_counter()
-        manifest = await write(files, args.rows, args.chunk_rows)
+        manifest = await write(files, args.rows, args.chunk_rows, args.own_scores)
         print(f"dataset of {manifest.rows:,} rows written in {time.perf_counter() - began:.0f} s")
     stored = sum(p.stat().st_size for p in args.dir.rglob("*.parquet"))
     print(f"stored: {stored / 1e6:.1f} MB, {stored / manifest.rows:.1f} bytes a row, {len(manifest.chunks)} chunks")

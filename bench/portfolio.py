@@ -29,6 +29,7 @@ from adapters.files.local import LocalFileStore  # noqa: E402
 from adapters.results.chunk_writer import ChunkTable, chunk_keys  # noqa: E402
 from adapters.results.portfolio import PortfolioQueries  # noqa: E402
 from application.portfolio import PortfolioQuery  # noqa: E402
+from bench.export_dataset import merged_scores  # noqa: E402
 from application.ports.results import ExportManifest, ManifestChunk, decode_manifest, encode_manifest  # noqa: E402
 from domain.address import BuildingKey  # noqa: E402
 from domain.lookup_result import Location, LookupResult, Provenance, TractPerils, not_located  # noqa: E402
@@ -98,15 +99,18 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--dir", type=Path, required=True)
+    parser.add_argument("--own-scores", action="store_true", help="each chunk keeps its score rows (no merge at finish)")
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     files = LocalFileStore(args.dir)
-    stored = args.dir / f"manifest-{args.rows}.json"
+    stored = args.dir / f"manifest-{args.rows}{'-own' if args.own_scores else ''}.json"
     if stored.exists():
         manifest = decode_manifest(stored.read_bytes())
     else:
         started = time.perf_counter()
         manifest = await write(files, args.rows)
+        if not args.own_scores:
+            manifest = await merged_scores(files, manifest, "bench", "bench")
         stored.write_bytes(encode_manifest(manifest))
         print(f"dataset of {args.rows:,} rows written in {time.perf_counter() - started:.1f} s")
     variants = [(None, "composite"), (None, "HRCN"), ("tiv", "composite"), ("tiv", "ERQK")]

@@ -411,6 +411,7 @@ class Container(containers.DeclarativeContainer):
         allowance=batch_allowance,
         downloads=providers.Singleton(optional_adapters.result_downloads, files=file_store),
         chunks=chunk_store, files=file_store, results=providers.Singleton(ParquetChunkWriter),
+        scores=providers.Singleton(optional_adapters.export_scores),
         policy=chunk_policy, worker_id=providers.Callable(worker_identity),
         ended=batch_ended_listener, metrics=metrics,
         caps=providers.Factory(

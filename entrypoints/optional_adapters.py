@@ -92,3 +92,12 @@ def viewer_queries(files: FileStore) -> Deferred:
         return ViewerQueries(files=files)
 
     return Deferred(make)
+
+
+def export_scores() -> Deferred:
+    def make() -> object:
+        from adapters.results.export_scores import ParquetExportScores
+
+        return ParquetExportScores()
+
+    return Deferred(make)

@@ -817,6 +817,8 @@ class InMemoryChunkStore:
         for chunk in self.chunks[job_id]:
             if chunk.status == "done":  # as the SQL store: a done chunk's input is read no more
                 chunk.input_key = None
+            if chunk.result is not None:  # nor any chunk's score rows (merged into the export's)
+                chunk.result = replace(chunk.result, scores_key=None)
         return True
 
     async def fail(self, job_id: str, error: str, now: datetime) -> bool:
@@ -994,11 +996,12 @@ def in_memory_batch(
         roles=DictRoles(lookup.users),
     )
     from adapters.results.chunk_writer import ParquetChunkWriter
+    from adapters.results.export_scores import ParquetExportScores
     from adapters.results.downloads import ResultDownloads
 
     chunks, files = InMemoryChunkStore(store), files or InMemoryFileStore()
     service = BatchService(store=store, lookup=lookup.service, searches=lookup.searches, clock=lookup.clock,
                            queue=lambda: queue, allowance=allowance, downloads=ResultDownloads(files),
-                           chunks=chunks, files=files, results=ParquetChunkWriter(), policy=policy,
+                           chunks=chunks, files=files, results=ParquetChunkWriter(), scores=ParquetExportScores(), policy=policy,
                            worker_id="test-worker:1", ended=ended)
     return BatchWorld(service, lookup, store, queue, rows, chunks, files)

@@ -332,11 +332,13 @@ class SqlChunkStore:
             await session.execute(insert_export(export, job_id))
             # The chunks' result files are the export's now (counted in its size, no longer as the
             # job's): their keys stay, naming them, until the export is deleted.
-            # A done chunk's input is read no more (only failed rows run again): its key goes, and the
-            # finisher deletes its file; a crash in between leaves an orphan for the file sweep.
+            # A done chunk's input is read no more (only failed rows run again), nor any chunk's score
+            # rows (merged into the export's): their keys go, and the finisher deletes their files; a
+            # crash in between leaves orphans for the file sweep.
             await session.execute(update(Chunk).where(Chunk.job_id == job_id, Chunk.status == DONE).values(
                 input=None, input_key=None, input_bytes=None,
             ))
+            await session.execute(update(Chunk).where(Chunk.job_id == job_id).values(scores_key=None))
             if storage_limit is not None:
                 # Counted as it will be once done: the export in, the chunks' result files out.
                 used = await storage_used_in(session, export.user_id)

@@ -3,7 +3,8 @@ DuckDB as three views:
 
 - `facts`: every input row, in input order (the chunks' files in the manifest's order, each in
   the order it was written: DuckDB keeps that order for a plain read; ORDER BY row after a join);
-- `scores`: each (level, geoid, nri_version) once, over all chunks;
+- `scores`: each (level, geoid, nri_version) once: the export's merged score rows (one file), or
+  for an export made before they were merged, its chunks' score files;
 - `detailed`: the facts joined to their county's scores (rows where `scored`) and their tract's
   (rows where `tract_scored`), ordered by row, with the user's `input_<i>` columns first and then
   domain/detailed_export.ANSWER_COLUMN_NAMES, their values as that module computes them.
@@ -18,7 +19,7 @@ Within 128 MB, DuckDB answers filters, counts, group-bys and top-N sorts (ORDER 
 a million rows, but it cannot sort a million wide rows: the `detailed` view's ORDER BY row (its
 joins do not keep the facts' order) is for a page or a few chunks. To read every detailed row,
 read the chunks a few at a time (`cursor(chunks=slice(...))`, as adapters/results/downloads.py
-does): each chunk's scores are in its own scores file, and the chunks are in input order."""
+does): the chunks are in input order, and their scores are the export's (or each chunk's own)."""
 
 from __future__ import annotations
 
@@ -177,7 +178,7 @@ def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _files_list(paths: Sequence[str]) -> str:
+def files_list(paths: Sequence[str]) -> str:
     return "[" + ", ".join(_sql_text(path) for path in paths) + "]"
 
 
@@ -222,15 +223,16 @@ class ExportDataset:
     async def open(cls, files: FileStore, manifest: ExportManifest, cache: ParquetCache | None = None) -> ExportDataset:
         """The dataset with every chunk file at hand (downloaded to the cache from S3). NotFound
         when one of them is missing. Open one per request: it holds no connection."""
-        keys = [key for chunk in manifest.chunks for key in (chunk.facts, chunk.scores)]
+        facts_keys = [chunk.facts for chunk in manifest.chunks]
+        scores_keys = list(manifest.scores_keys)
         fetching = asyncio.Semaphore(FETCHES_AT_ONCE)
 
         async def path(key: str) -> str:
             async with fetching:
                 return await local_path(files, key, cache)
 
-        paths = await asyncio.gather(*(path(key) for key in keys))
-        return cls(manifest, paths[0::2], paths[1::2])
+        paths = await asyncio.gather(*(path(key) for key in facts_keys + scores_keys))
+        return cls(manifest, paths[:len(facts_keys)], paths[len(facts_keys):])
 
     @property
     def user_columns(self) -> list[str]:
@@ -251,9 +253,11 @@ class ExportDataset:
         cursor's views of another export never meet them). `chunks`: the views of those chunks
         only (a download streamed chunk by chunk: each chunk's scores are in its own file)."""
         picked = slice(None) if chunks is None else chunks
+        # The export's merged score rows serve every slice; chunks' own score files go with their chunks.
+        scores = self.scores_paths if self.manifest.scores else self.scores_paths[picked]
         cursor = connection().cursor()
         try:
-            define_views(cursor, self.facts_paths[picked], self.scores_paths[picked], len(self.manifest.user_columns))
+            define_views(cursor, self.facts_paths[picked], scores, len(self.manifest.user_columns))
             yield cursor
         finally:
             cursor.close()
@@ -267,10 +271,10 @@ class ExportDataset:
 def define_views(cursor: duckdb.DuckDBPyConnection, facts_paths: Sequence[str], scores_paths: Sequence[str],
                  user_columns: int) -> None:
     if facts_paths:
-        cursor.execute(f"CREATE OR REPLACE TEMP VIEW facts AS SELECT * FROM read_parquet({_files_list(facts_paths)})")
+        cursor.execute(f"CREATE OR REPLACE TEMP VIEW facts AS SELECT * FROM read_parquet({files_list(facts_paths)})")
         cursor.execute(
             "CREATE OR REPLACE TEMP VIEW scores AS SELECT DISTINCT ON (level, geoid, nri_version) *"
-            f" FROM read_parquet({_files_list(scores_paths)})")
+            f" FROM read_parquet({files_list(scores_paths)})")
     else:  # an export of no rows: the views exist, empty, with their columns
         empty_facts, empty_scores = _empty_files(user_columns)
         cursor.execute(f"CREATE OR REPLACE TEMP VIEW facts AS SELECT * FROM read_parquet({_sql_text(empty_facts)})")

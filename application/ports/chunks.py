@@ -63,10 +63,11 @@ class ChunkResult:
 class ChunkFiles:
     """Where one claim wrote a chunk's result in the file store: its facts and scores Parquet
     files. The keys carry the claim's number, so a claimant whose lease was taken over never
-    overwrites the winner's files. Once the job is done they are its export's files."""
+    overwrites the winner's files. Once the job is done its facts file is its export's, and its
+    scores file, merged into the export's, is gone (None)."""
 
     facts_key: str
-    scores_key: str
+    scores_key: str | None
     size_bytes: int  # both files, as stored: the owner's storage counts them
     user_columns: tuple[str, ...]
     rows_failed: int = 0
@@ -77,8 +78,8 @@ class ChunkFiles:
         return self.error is not None
 
     @property
-    def keys(self) -> tuple[str, str]:
-        return self.facts_key, self.scores_key
+    def keys(self) -> tuple[str, ...]:
+        return tuple(key for key in (self.facts_key, self.scores_key) if key)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,10 @@ imports pyarrow or DuckDB: a chunk's answered rows gathered and written as its f
 (`ChunkResultWriter`, adapters/results/chunk_writer.py), and an export's downloads, viewer pages
 and portfolio answered by queries over its files (`ExportQueries`, adapters/results/*).
 
-An export is its chunks' files and a manifest (`ExportManifest`, msgspec JSON at
-`exports/<user>/<export id>.manifest.json`): nothing is copied or composed when a job finishes."""
+An export is its chunks' facts files, its score rows and a manifest (`ExportManifest`, msgspec
+JSON at `exports/<user>/<export id>.manifest.json`): nothing is copied or composed when a job
+finishes but the chunks' score rows, merged into one file of each set once (`ExportScores`): a
+million rows use a few thousand sets, which every chunk would otherwise keep again."""
 
 from __future__ import annotations
 
@@ -28,26 +30,40 @@ class ManifestChunk(msgspec.Struct, frozen=True):
     first_row: int  # its first row's index among the job's rows (0-based)
     rows: int
     facts: str  # FileStore key of its facts file (`jobs/<job>/out/<chunk>.a<attempt>.facts.parquet`)
-    scores: str  # ... and of its scores file
+    scores: str | None = None  # ... and of its scores file, None once merged into the export's
 
 
 class ExportManifest(msgspec.Struct, frozen=True):
     """What an export is made of: the user's column names as uploaded (the facts' `input_<i>`
-    columns, in order), how many rows, and its chunks' files in input order."""
+    columns, in order), how many rows, its chunks' files in input order and, for an export made
+    since they are merged, the key of its score rows (`scores`; else each chunk's are its own)."""
 
     user_columns: list[str]
     rows: int
     chunks: list[ManifestChunk]
     version: int = MANIFEST_VERSION
+    scores: str | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """Every chunk file of the export (the manifest's own key aside)."""
-        return tuple(key for chunk in self.chunks for key in (chunk.facts, chunk.scores))
+        """Every file of the export (the manifest's own key aside)."""
+        chunk_keys = (key for chunk in self.chunks for key in (chunk.facts, chunk.scores) if key)
+        return (*chunk_keys, *((self.scores,) if self.scores else ()))
+
+    @property
+    def scores_keys(self) -> tuple[str, ...]:
+        """The files of its score rows: the export's one, or each chunk's."""
+        if self.scores:
+            return (self.scores,)
+        return tuple(chunk.scores for chunk in self.chunks if chunk.scores)
 
 
 def manifest_key(user_id: str, export_id: str) -> str:
     return f"exports/{user_id}/{export_id}{MANIFEST_SUFFIX}"
+
+
+def export_scores_key(user_id: str, export_id: str) -> str:
+    return f"exports/{user_id}/{export_id}.scores.parquet"
 
 
 def encode_manifest(manifest: ExportManifest) -> bytes:
@@ -114,6 +130,21 @@ class ChunkResultWriter(Protocol):
 
     def chunk_keys(self, stem: str) -> tuple[str, str]:
         """The facts and scores keys of a chunk's claim (`jobs/<job>/out/<chunk>.a<attempt>`)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class MergedScores:
+    """The export's score rows as stored, and the chunks' score files they replace."""
+
+    key: str
+    size_bytes: int
+    merged_bytes: int  # the chunks' score files together
+
+
+class ExportScores(Protocol):
+    async def merge(self, files: FileStore, chunk_scores: Sequence[str], key: str) -> MergedScores:
+        """The chunks' score rows, each set (level, geoid, NRI release) once, written at `key`."""
         ...
 
 

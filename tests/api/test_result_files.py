@@ -47,14 +47,18 @@ async def test_an_export_is_its_manifest_and_chunk_files_and_every_download_read
     manifest = await read_manifest(container.file_store(), export.manifest_key)
     rows = UPLOAD.count("\n") - 1
     assert manifest.rows == rows and manifest.user_columns == UPLOAD.splitlines()[0].split(",")
-    # Its files: the manifest, and the chunks' files where the chunks wrote them; all counted, as stored.
+    # Its files: the manifest, the chunks' facts files where the chunks wrote them and the score
+    # rows they used, merged once; all counted, as stored.
     keys = await stored_keys(container.file_store(), export)
     assert sorted(keys) == sorted([export.manifest_key, *manifest.keys])
-    assert all(key.startswith(f"jobs/{export.job_id}/out/") and key.endswith(".parquet") for key in manifest.keys)
+    facts = [chunk.facts for chunk in manifest.chunks]
+    assert all(key.startswith(f"jobs/{export.job_id}/out/") and key.endswith(".facts.parquet") for key in facts)
+    assert manifest.scores == f"exports/{user['uid']}/{export.id}.scores.parquet"
+    assert sorted(manifest.keys) == sorted([*facts, manifest.scores])
     assert export.size_bytes == sum([len(await stored(container, key)) for key in keys])
-    # The chunks' inputs went with the finish (every chunk was done); their results are the export's.
-    assert await files_under(container, "jobs/") == sorted(manifest.keys)
-    assert await files_under(container, "exports/") == [export.manifest_key]
+    # The chunks' inputs and score files went with the finish (every chunk was done); their facts are the export's.
+    assert await files_under(container, "jobs/") == sorted(facts)
+    assert await files_under(container, "exports/") == sorted([export.manifest_key, manifest.scores])
 
     download = await client.get(f"/api/download/{name}", headers=user["headers"])
     assert download.status_code == 200 and name in download.headers["content-disposition"]
@@ -127,6 +131,7 @@ class TestOnS3:
             Bucket=str(container_settings["s3_bucket"]))
         keys = sorted(item["Key"] for item in listed.get("Contents", []))
         manifest = await read_manifest(container.file_store(), export.manifest_key)
-        assert [key for key in keys if key.startswith("exports/")] == [export.manifest_key]
-        assert [key for key in keys if "/out/" in key] == sorted(manifest.keys)  # the chunks' results are the export's
+        assert [key for key in keys if key.startswith("exports/")] == sorted([export.manifest_key, manifest.scores])
+        # The chunks' facts files are the export's; their score files went, merged into the export's.
+        assert [key for key in keys if "/out/" in key] == sorted(chunk.facts for chunk in manifest.chunks)
         assert [key for key in keys if "/in/" in key] == []  # their inputs went with the finish

@@ -104,17 +104,34 @@ def _content(dataset: ExportDataset) -> tuple[list, list, list]:
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(batch_rows(2, 30), st.lists(st.integers(1, 12), min_size=1, max_size=6))
 def test_any_chunking_of_the_rows_gives_the_dataset_of_one_chunk(rows: list, sizes: list[int]) -> None:
-    async def content(chunk_sizes: list[int] | None, root: str) -> tuple[list, list, list]:
+    """Chunked, with the chunks' score rows merged as a job's finish merges them, or in one chunk
+    keeping its own: the same facts, scores and detailed rows."""
+    async def content(chunk_sizes: list[int] | None, root: str, merged: bool) -> tuple[list, list, list]:
         files = LocalFileStore(Path(root))
-        written = await write_dataset(files, ["a", "b"], rows, chunk_rows=10_000, chunk_sizes=chunk_sizes)
+        written = await write_dataset(files, ["a", "b"], rows, chunk_rows=10_000, chunk_sizes=chunk_sizes, merged=merged)
         assert sum(chunk.rows for chunk in written.manifest.chunks) == len(rows)
         return _content(await ExportDataset.open(files, written.manifest))
 
     with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as many:
-        whole = asyncio.run(content(None, one))
-        chunked = asyncio.run(content(sizes, many))
+        whole = asyncio.run(content(None, one, merged=False))
+        chunked = asyncio.run(content(sizes, many, merged=True))
     assert chunked == whole
     assert [row[0] for row in whole[0]] == [line for line, _, _ in rows]  # every row once, in input order
+
+
+async def test_the_exports_score_rows_keep_each_set_once_in_fewer_bytes(tmp_path: Path) -> None:
+    """Every chunk of a book in a few counties used the same score sets: merged, each is stored once."""
+    files = LocalFileStore(tmp_path)
+    rows = [(line, ["1", "x"], ROWS[line % len(ROWS)][2]) for line in range(2, 62)]
+    own = await write_dataset(files, ["TIV", "Note"], rows, chunk_rows=5, export_id="own", job_id="own", merged=False)
+    merged = await write_dataset(files, ["TIV", "Note"], rows, chunk_rows=5, export_id="merged", job_id="merged")
+    assert merged.manifest.scores_keys == (merged.manifest.scores,) and len(own.manifest.scores_keys) == 12
+    sets = pq.read_table(tmp_path / merged.manifest.scores).select(["level", "geoid", "nri_version"]).to_pylist()
+    assert len(sets) == len({tuple(s.values()) for s in sets}) > 0
+    assert not list((tmp_path / "jobs" / "merged").rglob("*.scores.parquet"))  # the chunks' own went
+    assert merged.size_bytes < own.size_bytes
+    assert sorted(_rows(await ExportDataset.open(files, merged.manifest), "SELECT * FROM detailed"), key=str) == sorted(
+        _rows(await ExportDataset.open(files, own.manifest), "SELECT * FROM detailed"), key=str)
 
 
 async def test_a_row_keeps_the_release_it_was_scored_with(tmp_path: Path) -> None:

@@ -11,9 +11,12 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
+import msgspec
+
 from adapters.results.chunk_writer import ChunkTable, chunk_keys
+from adapters.results.export_scores import ParquetExportScores
 from application.ports.files import FileStore
-from application.ports.results import ExportManifest, ManifestChunk, manifest_key, write_manifest
+from application.ports.results import ExportManifest, ManifestChunk, export_scores_key, manifest_key, write_manifest
 from domain.address import BuildingKey
 from domain.lookup_result import (
     CountyAlternative, DatasetVersion, Location, LookupResult, Provenance, TractPerils, not_located,
@@ -39,9 +42,12 @@ class WrittenDataset:
 
 async def write_dataset(files: FileStore, user_columns: Sequence[str], rows: Iterable[Row], *,
                         chunk_rows: int = 5000, chunk_sizes: Sequence[int] | None = None,
-                        job_id: str = "job1", user_id: str = "user1", export_id: str = "export1") -> WrittenDataset:
+                        job_id: str = "job1", user_id: str = "user1", export_id: str = "export1",
+                        merged: bool = True) -> WrittenDataset:
     """The rows written as chunks of `chunk_rows` (or of the sizes `chunk_sizes`, in turn; the
-    last size repeats), each claimed once (attempt 1), and the export's manifest."""
+    last size repeats), each claimed once (attempt 1), their score rows merged into the export's
+    as a job's finish merges them (`merged=False`: each chunk keeps its own, as an export made
+    before they were merged), and the export's manifest."""
     rows = list(rows)
     sizes = list(chunk_sizes or [chunk_rows])
     chunks: list[ManifestChunk] = []
@@ -60,7 +66,15 @@ async def write_dataset(files: FileStore, user_columns: Sequence[str], rows: Ite
         start += len(part)
         if not rows:
             break
-    manifest = ExportManifest(user_columns=list(user_columns), rows=len(rows), chunks=chunks)
+    scores_key = None
+    if merged:
+        chunk_scores = [chunk.scores for chunk in chunks if chunk.scores]
+        merge = await ParquetExportScores().merge(files, chunk_scores, export_scores_key(user_id, export_id))
+        for chunk_key in chunk_scores:
+            await files.delete(chunk_key)
+        chunks = [msgspec.structs.replace(chunk, scores=None) for chunk in chunks]
+        scores_key, size_bytes = merge.key, size_bytes - merge.merged_bytes + merge.size_bytes
+    manifest = ExportManifest(user_columns=list(user_columns), rows=len(rows), chunks=chunks, scores=scores_key)
     key = manifest_key(user_id, export_id)
     size_bytes += await write_manifest(files, key, manifest)
     return WrittenDataset(manifest, key, size_bytes)

@@ -99,9 +99,11 @@ async def test_a_job_in_chunks_has_every_row_once_in_order_and_progress_only_gro
     assert [row["row"] for row in facts] == [2, 3, 4, 5, 6]
     assert [facts[2][f"input_{i}"] for i in range(5)] == ["3 Main St", "Anchorage", "AK", "99501", "P-3"]
     assert export.detail_columns == COLUMNS
-    # The export is its manifest and its chunks' files, where they were written: nothing copied.
+    # The export is its manifest, its chunks' facts files where they were written (nothing copied)
+    # and their score rows merged into one file: the chunks' own score files are gone.
     files = await stored_keys(w.files, export)
-    assert export.keys == (export.manifest_key,) and len(files) == 1 + 3 * 2
+    assert export.keys == (export.manifest_key,) and len(files) == 1 + 3 + 1
+    assert sum(key.endswith(".facts.parquet") and key.startswith(f"jobs/{job_id}/out/") for key in files) == 3
     assert sorted(key for key in w.files.files if key.startswith(("exports/", f"jobs/{job_id}/out/"))) == sorted(files)
     # All of them count against Ann's storage, as stored.
     assert export.size_bytes == sum([len(w.files.files[key]) for key in files])

@@ -42,7 +42,7 @@ async def export_rows(  # noqa: PLR0913 - one parameter per filter
     match_level: Annotated[str | None, QueryParameter(max_length=40, description=MATCH_LEVEL)] = None,
     county: Annotated[str | None, QueryParameter(max_length=40, description=COUNTY)] = None,
     # `state` is Litestar's own keyword (the app's state): the parameter is named apart, asked for as `state`.
-    county_state: Annotated[str | None, QueryParameter(query="state", max_length=40, description=STATE)] = None,
+    county_state: Annotated[str | None, QueryParameter(name="state", max_length=40, description=STATE)] = None,
     rating: Annotated[str | None, QueryParameter(max_length=40, description=RATING)] = None,
     low_confidence: Annotated[str | None, QueryParameter(max_length=10, description=LOW_CONFIDENCE)] = None,
     status: Annotated[str | None, QueryParameter(max_length=40, description=STATUS)] = None,
