@@ -16,10 +16,11 @@ first position): the first query is not needed."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -44,6 +45,7 @@ KEPT_BYTES = 96 * 1024 * 1024
 # A dataset's local paths are trusted this long (S3 copies stay in their cache 600 s after use).
 PATHS_SECONDS = 300.0
 KEYS_BATCH = 65536
+KEPT_SEARCHES = 4  # an export's last searched texts whose rows are kept
 LOW_CONFIDENCE_LABELS = {YES: "County uncertain", NO: "County certain"}
 
 # Each filter's value of a `keys` row `k` (joined to its county's scores `s` for the rating).
@@ -85,10 +87,34 @@ class _Prepared:
     scores: pa.Table  # county scores: at, geoid, nri_version, Total_Score, risk_rating, top_3, <code>_Score
     choices: FilterChoices
     labels: dict[str, tuple[str | None, str | None]]  # each county's name and state
+    # The rows whose address holds a searched text, for the last few texts: the page, its count
+    # and the next pages of a search read the addresses once, not once each.
+    found: OrderedDict[str, pa.Table] = field(default_factory=OrderedDict)
+    found_lock: threading.Lock = field(default_factory=threading.Lock)  # pages are answered in threads
 
     @property
     def size_bytes(self) -> int:
-        return self.keys.nbytes + self.scores.nbytes
+        with self.found_lock:
+            return self.keys.nbytes + self.scores.nbytes + sum(rows.nbytes for rows in self.found.values())
+
+    def rows_found(self, cursor: duckdb.DuckDBPyConnection, search: str) -> pa.Table:
+        """The rows (`row`) whose address as read, or for a row that could not be read, the text
+        it came as (the address text's first line), holds `search` in any case, `%` and `_` as
+        themselves. Only these two columns of the facts files are read."""
+        with self.found_lock:
+            rows = self.found.get(search)
+        if rows is None:
+            pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            rows = cursor.sql(
+                "SELECT f.row::INTEGER AS row FROM facts AS f WHERE f.normalized_address ILIKE $1 ESCAPE '\\'"
+                " OR (coalesce(f.normalized_address, '') = '' AND split_part(f.address, chr(10), 1) ILIKE $1 ESCAPE '\\')",
+                params=[pattern]).to_arrow_table()
+        with self.found_lock:
+            self.found[search] = rows
+            self.found.move_to_end(search)
+            while len(self.found) > KEPT_SEARCHES:
+                self.found.popitem(last=False)
+        return rows
 
 
 class ViewerQueries:
@@ -215,15 +241,8 @@ def _where(wanted: RowFilter) -> tuple[str, list[Any], bool]:
         if value is not None:
             conditions.append(f"{_KEYS[name]} = ?")
             parameters.append(value)
-    if wanted.search:
-        # The address as read, or for a row that could not be read, the text it came as (the
-        # address text's first line); any case, `%` and `_` as themselves. Only these two columns
-        # of the facts files are read.
-        pattern = "%" + wanted.search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        conditions.append(
-            "k.row IN (SELECT f.row FROM facts AS f WHERE f.normalized_address ILIKE ? ESCAPE '\\'"
-            " OR (coalesce(f.normalized_address, '') = '' AND split_part(f.address, chr(10), 1) ILIKE ? ESCAPE '\\'))")
-        parameters += [pattern, pattern]
+    if wanted.search:  # the rows found (_Prepared.rows_found), registered as `found`
+        conditions.append("k.row IN (SELECT row FROM found)")
     return (" WHERE " + " AND ".join(conditions)) if conditions else "", parameters, wanted.rating is not None
 
 
@@ -240,6 +259,8 @@ def _answer(prepared: _Prepared, query: RowsQuery) -> RowsAnswer:
     sort = (f"s.{_quoted(order.column)} {'DESC' if order.descending else 'ASC'} NULLS LAST, " if order.column else "")
     cursor = _cursor(prepared)
     try:
+        if wanted.search:
+            cursor.register("found", prepared.rows_found(cursor, wanted.search))
         picked = cursor.execute(
             f"SELECT k.file, k.at, k.row FROM keys AS k{join}{where} ORDER BY {sort}k.row LIMIT ? OFFSET ?",
             [*parameters, query.limit, query.offset]).fetchall()

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from adapters.files.local import LocalFileStore
-from adapters.results.viewer import ViewerQueries
+from adapters.results.viewer import KEPT_SEARCHES, ViewerQueries
 from application.errors import InvalidInput, NotFound
 from application.export_rows import ExportRowsService
 from application.ports.accounts import AccessClaims
@@ -136,6 +136,23 @@ def test_any_filter_and_sort_of_any_rows_is_the_reference(rows: list[Row], data:
                 assert {c.value: c.rows for c in offered} == dict(counted[name]), name
 
     asyncio.run(check())
+
+
+async def test_searches_in_turn_on_one_export_each_answer_the_reference_and_few_are_kept(tmp_path: Path) -> None:
+    """The rows a search found are kept for the next pages of the same search (a few texts, the
+    latest): every page, in whatever order the texts come back, is still the reference."""
+    rows = batch_rows(user_columns=2, max_size=30).filter(lambda drawn: len(drawn) >= 12).example()
+    service = await viewer_of(LocalFileStore(tmp_path), rows, ["TIV", "Street Address"], [7])
+    texts = ["5th", "main st", "seattle", "CALLE", "po box", "nowhere", "5th", "seattle"]
+    for text in texts:
+        for offset in (0, 3):
+            wanted, order = RowFilter(search=text), RowOrder("Total_Score", True)
+            page = await service.page(CALLER, NAME, wanted, offset, 3, order)
+            expected = reference(rows, wanted, order)
+            assert page.total_matching == len(expected), text
+            assert [(r.index, r.row) for r in page.rows] == [(i, row[0]) for i, row in expected[offset:offset + 3]], text
+    [prepared] = service._queries._prepared.values()  # noqa: SLF001 - the bound of what is kept
+    assert list(prepared.found) == ["CALLE", "po box", "nowhere", "5th", "seattle"][-KEPT_SEARCHES:]
 
 
 async def test_choices_are_ordered_and_labelled_and_unknown_values_are_named(tmp_path: Path) -> None:
