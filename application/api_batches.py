@@ -7,8 +7,8 @@ charged in one atomic step before the job is stored, or none (429). Each is also
 user's monthly batch row allowance, the same one uploads spend (BatchService.start_submitted).
 
 Export ids: a batch's `export_id` is its job id and names the detailed export as CSV; `<job id>.xlsx`,
-`<job id>.jsonl` (and `<job id>.csv`) name the same export in another format, as POST /export/create
-answers. The file is written when it is downloaded, from the rows the job stored."""
+`<job id>.jsonl`, `<job id>.parquet` (and `<job id>.csv`) name the same export in another format, as
+POST /export/create answers. The file is written when it is downloaded, from the rows the job stored."""
 
 from __future__ import annotations
 
@@ -24,18 +24,19 @@ from application.pages import Page, PageRequest, page_of
 from application.ports.batch import BatchJob, ExportFile, WrittenFile
 from application.ports.clock import Clock
 from application.ports.public_api import ApiCaller
+from application.ports.results import DETAILED_FORMATS
 from application.ports.webhooks import CallbackUrlCheck
 from domain.api_access import ApiScope
 from domain.batch_input import FIRST_ROW, MAX_OWN_FIELDS, SubmittedAddress, own_field_problem
 
-FORMATS = ("csv", "xlsx", "jsonl")
+FORMATS = DETAILED_FORMATS
 FORMAT_ALIASES = {"json": "jsonl"}  # SPEC §5 names "json": the records are JSON Lines
 DEFAULT_FORMAT = "csv"
 # A rough rate for an estimate before the job starts: with the embedded data, a job of 2,000
 # addresses ran at about 2,000 a second on SQLite (one core); half that allows for a busy server.
 # Once the job runs, the estimate comes from its own progress.
 ADDRESSES_PER_SECOND_ESTIMATE = 1000
-_EXPORT_ID = re.compile(r"^([0-9a-f-]{36})(?:\.(csv|xlsx|jsonl))?$")
+_EXPORT_ID = re.compile(rf"^([0-9a-f-]{{36}})(?:\.({'|'.join(FORMATS)}))?$")
 UNKNOWN_EXPORT = "No export has this id among yours: use the export_id that POST /api/v1/search/batch answered."
 NO_ADDRESSES = "Send at least one address in `addresses`: [{address, city, state, zip}, ...]."
 BOTH_IDS = "Send either export_id or job_id (they name the same batch), not two different ones."
@@ -51,7 +52,8 @@ def too_many_addresses(count: int, cap: int) -> TooLarge:
 
 
 def unknown_format(fmt: str) -> InvalidInput:
-    return InvalidInput(f"Unknown export format {fmt[:20]!r}: send csv, xlsx or jsonl.", code="unsupported_format")
+    return InvalidInput(f"Unknown export format {fmt[:20]!r}: send {', '.join(FORMATS[:-1])} or {FORMATS[-1]}.",
+                        code="unsupported_format")
 
 
 @dataclass(frozen=True, slots=True)

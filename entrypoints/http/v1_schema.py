@@ -161,7 +161,7 @@ class ExportEntry(msgspec.Struct):
     name: str  # as the web app's export history shows it
     exported_at: datetime
     status_url: str
-    download_urls: dict[str, str]  # csv, xlsx and jsonl
+    download_urls: dict[str, str]  # csv, xlsx, jsonl and parquet
 
 
 class ExportList(msgspec.Struct):
@@ -440,6 +440,7 @@ EXPORT_STATUS_EXAMPLE = {
         "csv": f"/api/v1/export/download/{JOB_EXAMPLE_ID}",
         "xlsx": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.xlsx",
         "jsonl": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.jsonl",
+        "parquet": f"/api/v1/export/download/{JOB_EXAMPLE_ID}.parquet",
     },
     "created_at": "2026-11-25T12:00:00Z", "finished_at": "2026-11-25T12:00:02Z",
 }

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 import openpyxl
+import pyarrow.parquet as pq
 import pytest
 from dependency_injector import providers
 from httpx import AsyncClient
@@ -108,7 +109,7 @@ async def test_a_batch_is_accepted_charged_per_address_and_runs_into_the_export_
     done = await client.get(body["status_url"], headers=key)
     assert done.status_code == 200 and done.json()["status"] == "done", done.text
     assert done.json()["progress"] == {"done": 3, "total": 3} and done.json()["eta_seconds"] is None
-    assert set(done.json()["download_urls"]) == {"csv", "xlsx", "jsonl"}
+    assert set(done.json()["download_urls"]) == {"csv", "xlsx", "jsonl", "parquet"}
     assert done.headers["X-RateLimit-Remaining"] == "97"  # polling costs nothing
     files = (await client.get("/api/list-exported-files", headers=ann["headers"])).json()["files"]
     assert [f["name"].split("_export_")[0] for f in files] == ["api-batch"]
@@ -139,7 +140,7 @@ async def test_the_export_is_409_until_done_then_a_file_in_each_format(client: A
     assert rows[0]["county_fips"] == "53033" and rows[1]["status"] == "not located"
 
     created = {}
-    for fmt in ("xlsx", "jsonl", "csv"):
+    for fmt in ("xlsx", "jsonl", "parquet", "csv"):
         answer = await client.post("/api/v1/export/create", json={"job_id": export_id, "format": fmt}, headers=key)
         assert answer.status_code == 200, answer.text
         created[fmt] = answer.json()
@@ -152,6 +153,11 @@ async def test_the_export_is_409_until_done_then_a_file_in_each_format(client: A
     jsonl = await client.get(created["jsonl"]["download_url"], headers=key)
     assert [json.loads(line)["input"]["address_index"] for line in jsonl.text.splitlines()] == ["0", "1"]
     assert (await client.get(created["csv"]["download_url"], headers=key)).content == plain.content
+    parquet = await client.get(created["parquet"]["download_url"], headers=key)
+    assert parquet.status_code == 200 and "attachment" in parquet.headers["content-disposition"]
+    typed = pq.read_table(io.BytesIO(parquet.content)).to_pylist()
+    assert [r["address_index"] for r in typed] == ["0", "1"] and typed[0]["county_fips"] == "53033"
+    assert typed[1]["status"] == "not located" and typed[1]["Total_Score"] is None  # unknown stays null, never 0
 
     unknown = await client.post("/api/v1/export/create", json={"job_id": export_id, "format": "pdf"}, headers=key)
     assert unknown.status_code == 400 and unknown.json()["code"] == "unsupported_format"

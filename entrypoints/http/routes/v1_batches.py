@@ -1,5 +1,5 @@
 """The public API's batches and exports (SPEC §7) under /api/v1: a batch is accepted at once (202)
-and runs as a job; its export is polled by id and downloaded as CSV, XLSX or JSON Lines.
+and runs as a job; its export is polled by id and downloaded as CSV, XLSX, JSON Lines or Parquet.
 The rules are application/api_batches.py's."""
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ class ExportFileOperation(Operation):
     def __post_init__(self) -> None:
         ok = (self.responses or {}).get("200")
         if isinstance(ok, OpenAPIResponse):
-            ok.description = "The export file, as an attachment: CSV, XLSX or JSON Lines, by the export id's format."
+            ok.description = "The export file, as an attachment: CSV, XLSX, JSON Lines or Parquet, by the export id's format."
             ok.content = {media_type: OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY))
                           for media_type in EXPORT_MEDIA_TYPES}
 

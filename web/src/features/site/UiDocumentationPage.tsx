@@ -8,7 +8,7 @@ const PAGES: [string, string, string][] = [
   ['/forgot-password', 'Forgot password', 'Request a reset link by email.'],
   ['/data-processing', 'Dashboard', 'Your searches this month, single address lookup, CSV upload with live progress, recent searches and export history.'],
   ['/search-result/{id}', 'Search result', "Address overview (Last Update is the date of the data; Operation alerts count closed occupants; NAICS is the occupants' most common sector), building details, where the address was located and how sure (a doubtful county is marked 'County uncertain', with the other possible counties a click away), risk analysis with the hazard chart and score receipt, and the occupants table."],
-  ['/batch-export-detail/{filename}', 'Export detail', 'A batch export grouped by address, filtered and scrolled, with Download CSV and the detailed export as CSV, XLSX or JSON Lines.'],
+  ['/batch-export-detail/{filename}', 'Export detail', 'A batch export grouped by address, filtered and scrolled, with Download CSV and the detailed export as CSV, XLSX, JSON Lines or Parquet.'],
   ['/portfolio/{filename}', 'Portfolio', 'A finished batch at a glance: located rows, score histograms per peril, a county map and table, the 50 riskiest locations and the occupancy mix.'],
   ['/profile', 'Profile', 'Your name and avatar; change your password.'],
   ['/settings', 'Settings', 'Account settings.'],

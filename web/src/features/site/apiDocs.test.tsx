@@ -29,7 +29,7 @@ const PARAMETERS: Record<string, string[]> = {
   'POST /api/v1/batch-assessment': ['addresses: [{address, city, state, zip, fields?}]', 'fields: {name: text}', 'include_details', 'callback_url'],
   'GET /api/v1/exports': ['limit', 'offset', 'unknown_query_parameter'],
   'GET /api/v1/webhooks/deliveries': ['limit', 'offset'],
-  'POST /api/v1/export/create': ['export_id', 'csv, xlsx or jsonl'],
+  'POST /api/v1/export/create': ['export_id', 'csv, xlsx, jsonl or parquet'],
 };
 
 describe.each([

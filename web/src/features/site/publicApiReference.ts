@@ -161,14 +161,14 @@ export const PUBLIC_ENDPOINTS: PublicEndpoint[] = [
     summary: 'The export of a finished batch in another format: answers its status, whose export_id (e.g. <job id>.xlsx) is what to download. 409 export_not_ready while the batch runs, batch_failed when it failed.',
     parameters: [
       { name: 'export_id', where: 'body', meaning: 'The export_id of the batch (or send job_id instead; the two name the same batch).' },
-      { name: 'format', where: 'body', meaning: 'csv, xlsx or jsonl (json is read as jsonl); others: 400 unsupported_format.' },
+      { name: 'format', where: 'body', meaning: 'csv, xlsx, jsonl or parquet (json is read as jsonl); others: 400 unsupported_format.' },
       IDEMPOTENCY_KEY,
     ],
     ...answerOf('POST /api/v1/export/create'),
   },
   {
     method: 'GET', path: '/api/v1/export/download/{export_id}', access: 'batch; costs nothing',
-    summary: 'The file (CSV, XLSX or JSON Lines, by the export id, as an attachment) once the batch is done; until then 409 with code export_not_ready (below), or batch_failed.',
+    summary: 'The file (CSV, XLSX, JSON Lines or Parquet, by the export id, as an attachment) once the batch is done; until then 409 with code export_not_ready (below), or batch_failed.',
     parameters: [EXPORT_ID],
     ...answerOf('GET /api/v1/export/download/{export_id}'),
     status: '200: the file; or 409',
