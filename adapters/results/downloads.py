@@ -31,7 +31,9 @@ import re
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -62,6 +64,7 @@ JSONL_ROWS_PER_QUERY = 5_000
 BATCH_ROWS = 4096  # rows a fetched Arrow batch: a piece of the download
 READ_PIECE = 1024 * 1024  # the finished XLSX is read out in pieces of this size
 PARQUET_COMPRESSION = "zstd"
+T = TypeVar("T")
 ORDER_COLUMN = "__perilscope_row"  # the row's line, selected beside a file's own columns to order them
 # A user's column written as numbers in XLSX: every value in it a plain decimal (no leading zero, as a
 # ZIP code or an ID may have, at most 15 digits before the point, which a double keeps exactly),
@@ -180,6 +183,127 @@ def _texts_bytes(column: pa.Array) -> bytes:
     return data[start:end].to_pybytes()
 
 
+# --- streaming, the scores joined by Arrow ---------------------------------------------------------
+#
+# A query over the facts alone keeps their order (DuckDB keeps a plain read's order, not a join's),
+# so a download is one query streamed a batch at a time, whatever the export's size: its rows'
+# texts and the keys of their score sets, and the score sets' texts (a few thousand, fetched once)
+# put in their places by Arrow.
+
+_KEY_OF = {COUNTY: "county_key", TRACT: "tract_key"}
+
+
+def _score_key(geoid: str, version: str) -> str:
+    """A score set's key: its geoid and release, null ones included (they match as NOT DISTINCT)."""
+    return f"concat(COALESCE({geoid}, chr(30)), chr(31), COALESCE({version}, chr(30)))"
+
+
+# The keys of a row's score sets: null where the row has none (not scored, no tract scored).
+_KEYS = (f"CASE WHEN f.scored THEN {_score_key('f.county_fips', 'f.nri_version')} END AS {_KEY_OF[COUNTY]}, "
+         f"CASE WHEN f.tract_scored THEN {_score_key('f.tract_geoid', 'f.tract_nri_version')} END AS {_KEY_OF[TRACT]}")
+_SPECIAL_ROW = "__perilscope_special"
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """A place in a row's text filled with its `level` score set's `column` (`level`: COUNTY or
+    TRACT), or `default` for a row without one (None: the row's text is null, see _Either)."""
+
+    level: str
+    default: str | None
+    column: str = "part"
+
+
+@dataclass(frozen=True, slots=True)
+class _Either:
+    """Pieces joined, or `default` when one of them is null."""
+
+    pieces: tuple[str | _Slot, ...]
+    default: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Lines:
+    """A download's text, a row a line: `rows`, a query over `facts AS f` selecting `row`, text
+    columns and `_KEYS`; `parts`, each level's score set texts as a select list over `scores AS s`
+    (named as the slots name them); `pieces`, a line's rows columns and slots in order."""
+
+    rows: str
+    parts: dict[str, str]
+    pieces: tuple[str | _Slot | _Either, ...]
+
+
+def _parts_sql(level: str, select: str) -> str:
+    return f"SELECT {_score_key('s.geoid', 's.nri_version')} AS key, {select} FROM scores AS s WHERE s.level = '{level}'"
+
+
+def _one_batch(table: pa.Table) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays([column.combine_chunks() for column in table.columns], schema=table.schema)
+
+
+def _matched(keys: pa.Array, parts: pa.RecordBatch) -> pa.RecordBatch:
+    """Each key's score set row of `parts` (keyed by its first column), a null row where none."""
+    return parts.take(pc.index_in(keys, value_set=parts.column(0)))
+
+
+def _check_order(rows: pa.Array, last: list[int]) -> None:
+    values = rows.to_numpy()
+    if len(values) and (values[0] < last[0] or bool((values[1:] < values[:-1]).any())):
+        raise RuntimeError("the download's rows came out of order")
+    if len(values):
+        last[0] = int(values[-1])
+
+
+def _line_texts(pieces: Sequence[str | _Slot | _Either], batch: pa.RecordBatch,
+                found: dict[str, pa.RecordBatch]) -> pa.Array:
+    arrays = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            arrays.append(batch.column(piece))
+        elif isinstance(piece, _Slot):
+            column = found[piece.level].column(piece.column)
+            arrays.append(column if piece.default is None else pc.fill_null(column, piece.default))
+        else:
+            arrays.append(pc.fill_null(_line_texts(piece.pieces, batch, found), piece.default))
+    return pc.binary_join_element_wise(*arrays, "", null_handling="emit_null")
+
+
+async def _stream(dataset: ExportDataset, rows_sql: str, parts: dict[str, str],
+                  make: Callable[[pa.RecordBatch, dict[str, pa.RecordBatch]], T]) -> AsyncIterator[T]:
+    """`make`'s piece of each batch of the query `rows_sql` (over the facts alone: in input order)
+    with its rows' score sets (`parts`: a level's select list), one batch at a time."""
+    with dataset.cursor() as cursor:
+        def start() -> tuple[dict[str, pa.RecordBatch], pa.RecordBatchReader]:
+            sets = {level: _one_batch(cursor.sql(_parts_sql(level, select)).to_arrow_table()) for level, select in parts.items()}
+            return sets, cursor.sql(rows_sql).to_arrow_reader(BATCH_ROWS)
+
+        sets, reader = await asyncio.to_thread(start)
+        last = [-1]
+
+        def piece() -> T | None:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return None
+            _check_order(batch.column("row"), last)
+            return make(batch, {level: _matched(batch.column(_KEY_OF[level]), table) for level, table in sets.items()})
+
+        try:
+            while (made := await asyncio.to_thread(piece)) is not None:
+                yield made
+        finally:
+            reader.close()
+
+
+async def _streamed_lines(dataset: ExportDataset, lines: _Lines) -> AsyncIterator[bytes]:
+    def make(batch: pa.RecordBatch, found: dict[str, pa.RecordBatch]) -> bytes:
+        return _texts_bytes(_line_texts(lines.pieces, batch, found))
+
+    async for piece in _stream(dataset, lines.rows, lines.parts, make):
+        if piece:
+            yield piece
+
+
 async def _lines(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",),
                  rows_per_query: int = ROWS_PER_QUERY) -> AsyncIterator[bytes]:
     """The bytes of the query's text column (a line a row; its other columns, `order`, put the
@@ -234,10 +358,10 @@ def _score_cell(alias: str, name: str) -> str:
     return _csv_number(expr) if name.endswith("_Score") else _csv_text(expr)
 
 
-def _detailed_csv_sql(user_columns: int, fact_kinds: dict[str, str]) -> str:
+def _detailed_csv_sql(user_columns: int, fact_kinds: dict[str, str]) -> _Lines:
     """The detailed CSV's lines, as the `detailed` view's rows would be written (its columns as
-    domain/detailed_export computes them), but with the county's and the tract's cells written once
-    per set of scores and joined to the rows as text: a row's line is its own cells and two texts."""
+    domain/detailed_export computes them): a row's own cells from its facts alone, and its county's
+    and tract's cells written once per set of scores and put in their places by `_stream`."""
     names = ANSWER_COLUMN_NAMES
     county_at, tract_at = names.index(_COUNTY_COLUMNS[0]), names.index("tract_" + _TRACT_COLUMNS[0])
     assert names[county_at:county_at + len(_COUNTY_COLUMNS)] == _COUNTY_COLUMNS
@@ -246,12 +370,12 @@ def _detailed_csv_sql(user_columns: int, fact_kinds: dict[str, str]) -> str:
     # Each cell as it must be written (`cells`), and as it is in most rows (`plain`): a row whose
     # text cells (`checked`, in one test) have nothing to neutralise or quote is its plain cells.
     checked = [f"f.{input_name(i)}" for i in range(user_columns)]
-    cells, plain = [_csv_text(expr) for expr in checked], [f"COALESCE({expr}, '')" for expr in checked]
+    cells: list[str | None] = [_csv_text(expr) for expr in checked]
+    plain: list[str | None] = [f"COALESCE({expr}, '')" for expr in checked]
     for position, name in enumerate(names):
-        if position == county_at:
-            cell = "COALESCE(c.county_part, " + _text("," * (len(_COUNTY_COLUMNS) - 1)) + ")"
-        elif position == tract_at:
-            cell = "COALESCE(t.tract_part, " + _text("," * (len(_TRACT_COLUMNS) - 1)) + ")"
+        cell: str | None
+        if position in (county_at, tract_at):
+            cell = None  # a slot: the score set's cells
         elif position in skipped:
             continue
         elif name == "low_confidence":
@@ -267,20 +391,35 @@ def _detailed_csv_sql(user_columns: int, fact_kinds: dict[str, str]) -> str:
             continue
         cells.append(cell)
         plain.append(cell)
-    line = (f"CASE WHEN regexp_matches(concat_ws(chr(31), {', '.join(checked)}), {_CELL_SPECIAL})"
-            f" THEN {_csv_line(cells)} ELSE {_csv_line(plain)} END")
+    texts = [f"CASE WHEN f.{_SPECIAL_ROW} THEN {special} ELSE {usual} END" if special != usual else usual
+             for special, usual in zip(_segments(cells), _segments(plain), strict=True)]
     county_part = "concat(" + ", ',', ".join(_score_cell("s", name) for name in _COUNTY_COLUMNS) + ")"
     tract_part = "concat(" + ", ',', ".join(_score_cell("s", name) for name in _TRACT_COLUMNS) + ")"
-    return (
-        f"WITH parts AS (SELECT level, geoid, nri_version, {county_part} AS county_part, {tract_part} AS tract_part"
-        " FROM scores AS s)"
-        f" SELECT f.row, {line} AS line FROM facts AS f"
-        f" LEFT JOIN (SELECT * FROM parts WHERE level = '{COUNTY}') AS c"
-        " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
-        f" LEFT JOIN (SELECT * FROM parts WHERE level = '{TRACT}') AS t"
-        " ON f.tract_scored AND t.geoid IS NOT DISTINCT FROM f.tract_geoid"
-        " AND t.nri_version IS NOT DISTINCT FROM f.tract_nri_version"
-    )
+    rows = (f"SELECT f.row, {', '.join(f'{text} AS text_{i}' for i, text in enumerate(texts))}, {_KEYS}"
+            f" FROM (SELECT f.*, regexp_matches(concat_ws(chr(31), {', '.join(checked)}), {_CELL_SPECIAL}) AS {_SPECIAL_ROW}"
+            " FROM facts AS f) AS f")
+    return _Lines(rows, {COUNTY: f"{county_part} AS part", TRACT: f"{tract_part} AS part"},
+                  ("text_0", _Slot(COUNTY, "," * (len(_COUNTY_COLUMNS) - 1)), "text_1",
+                   _Slot(TRACT, "," * (len(_TRACT_COLUMNS) - 1)), "text_2"))
+
+
+def _segments(cells: Sequence[str | None]) -> list[str]:
+    """A CSV line's cells as the texts between its slots (None): each text's cells joined by
+    commas, with the commas next to a slot, and the line's end."""
+    groups: list[list[str]] = [[]]
+    for cell in cells:
+        if cell is None:
+            groups.append([])
+        else:
+            groups[-1].append(cell)
+    texts = []
+    for index, group in enumerate(groups):
+        assert group, "two slots side by side"
+        tokens = ", ',', ".join(group)
+        before = "',', " if index else ""
+        after = ", ','" if index < len(groups) - 1 else ", chr(13), chr(10)"
+        texts.append(f"concat({before}{tokens}{after})")
+    return texts
 
 
 def _csv_header(user_columns: Sequence[str]) -> bytes:
@@ -662,7 +801,7 @@ class ResultDownloads:
 async def _detailed_csv(dataset: ExportDataset) -> AsyncIterator[bytes]:
     yield _csv_header(dataset.user_columns)
     kinds = dict(await asyncio.to_thread(_column_kinds, dataset, "facts"))
-    async for piece in _lines(dataset, _detailed_csv_sql(len(dataset.user_columns), kinds)):
+    async for piece in _streamed_lines(dataset, _detailed_csv_sql(len(dataset.user_columns), kinds)):
         yield piece
 
 
