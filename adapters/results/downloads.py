@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeAlias, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -57,11 +57,14 @@ SOURCES = (
     "HUD-USPS ZIP-County crosswalk; Geocorr 2022 and Census places (county choice)",
     "City business registries (occupants), City of Seattle building benchmarking (buildings)",
 )
-# Rows a query hands out at most (a few chunks): what memory holds of a download, about 20 MB of
-# CSV lines; JSON Lines records are five times longer.
-ROWS_PER_QUERY = 20_000
-JSONL_ROWS_PER_QUERY = 5_000
+# Rows a query reads at most: DuckDB streams its answer, holding a few batches, so a download is
+# one query (the first chunk alone first: its bytes leave while the rest is planned). JSON Lines
+# records are made one chunk a query: a chunk's file is one row group, read by one thread, and
+# DuckDB's JSON functions hold about 100 MB a thread (two threads overran the 128 MB it has).
+ROWS_PER_QUERY = 1_000_000
+JSONL_ROWS_PER_QUERY = 1
 BATCH_ROWS = 4096  # rows a fetched Arrow batch: a piece of the download
+JSONL_BATCH_ROWS = 1024  # 5 MB of records
 READ_PIECE = 1024 * 1024  # the finished XLSX is read out in pieces of this size
 PARQUET_COMPRESSION = "zstd"
 T = TypeVar("T")
@@ -218,8 +221,12 @@ class _Slot:
 class _Either:
     """Pieces joined, or `default` when one of them is null."""
 
-    pieces: tuple[str | _Slot, ...]
+    pieces: tuple[_Piece, ...]
     default: str
+
+
+# A piece of a line: a column of the rows query, a text of every line, a slot, or either of those.
+_Piece: TypeAlias = "str | pa.Scalar | _Slot | _Either"
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +237,7 @@ class _Lines:
 
     rows: str
     parts: dict[str, str]
-    pieces: tuple[str | _Slot | _Either, ...]
+    pieces: tuple[_Piece, ...]
 
 
 def _parts_sql(level: str, select: str) -> str:
@@ -254,12 +261,14 @@ def _check_order(rows: pa.Array, last: list[int]) -> None:
         last[0] = int(values[-1])
 
 
-def _line_texts(pieces: Sequence[str | _Slot | _Either], batch: pa.RecordBatch,
+def _line_texts(pieces: Sequence[_Piece], batch: pa.RecordBatch,
                 found: dict[str, pa.RecordBatch]) -> pa.Array:
     arrays = []
     for piece in pieces:
         if isinstance(piece, str):
             arrays.append(batch.column(piece))
+        elif isinstance(piece, pa.Scalar):
+            arrays.append(piece)
         elif isinstance(piece, _Slot):
             column = found[piece.level].column(piece.column)
             arrays.append(column if piece.default is None else pc.fill_null(column, piece.default))
@@ -269,37 +278,43 @@ def _line_texts(pieces: Sequence[str | _Slot | _Either], batch: pa.RecordBatch,
 
 
 async def _stream(dataset: ExportDataset, rows_sql: str, parts: dict[str, str],
-                  make: Callable[[pa.RecordBatch, dict[str, pa.RecordBatch]], T]) -> AsyncIterator[T]:
+                  make: Callable[[pa.RecordBatch, dict[str, pa.RecordBatch]], T],
+                  rows_per_query: int = ROWS_PER_QUERY, batch_rows: int = BATCH_ROWS) -> AsyncIterator[T]:
     """`make`'s piece of each batch of the query `rows_sql` (over the facts alone: in input order)
-    with its rows' score sets (`parts`: a level's select list), one batch at a time."""
-    with dataset.cursor() as cursor:
-        def start() -> tuple[dict[str, pa.RecordBatch], pa.RecordBatchReader]:
-            sets = {level: _one_batch(cursor.sql(_parts_sql(level, select)).to_arrow_table()) for level, select in parts.items()}
-            return sets, cursor.sql(rows_sql).to_arrow_reader(BATCH_ROWS)
+    with its rows' score sets (`parts`: a level's select list), one batch at a time. The query
+    runs over a group of chunks at a time (`query_groups`): DuckDB holds the batches one thread
+    read ahead of another's until their turn, at most a group's."""
+    def score_sets() -> dict[str, pa.RecordBatch]:
+        with dataset.cursor() as cursor:
+            return {level: _one_batch(cursor.sql(_parts_sql(level, select)).to_arrow_table()) for level, select in parts.items()}
 
-        sets, reader = await asyncio.to_thread(start)
-        last = [-1]
+    sets = await asyncio.to_thread(score_sets)
+    last = [-1]
+    for group in query_groups(dataset.manifest, rows_per_query):
+        with dataset.cursor(group) as cursor:
+            reader = await asyncio.to_thread(lambda: cursor.sql(rows_sql).to_arrow_reader(batch_rows))
 
-        def piece() -> T | None:
+            def piece() -> T | None:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    return None
+                _check_order(batch.column("row"), last)
+                return make(batch, {level: _matched(batch.column(_KEY_OF[level]), table) for level, table in sets.items()})
+
             try:
-                batch = reader.read_next_batch()
-            except StopIteration:
-                return None
-            _check_order(batch.column("row"), last)
-            return make(batch, {level: _matched(batch.column(_KEY_OF[level]), table) for level, table in sets.items()})
-
-        try:
-            while (made := await asyncio.to_thread(piece)) is not None:
-                yield made
-        finally:
-            reader.close()
+                while (made := await asyncio.to_thread(piece)) is not None:
+                    yield made
+            finally:
+                reader.close()
 
 
-async def _streamed_lines(dataset: ExportDataset, lines: _Lines) -> AsyncIterator[bytes]:
+async def _streamed_lines(dataset: ExportDataset, lines: _Lines, rows_per_query: int = ROWS_PER_QUERY,
+                          batch_rows: int = BATCH_ROWS) -> AsyncIterator[bytes]:
     def make(batch: pa.RecordBatch, found: dict[str, pa.RecordBatch]) -> bytes:
         return _texts_bytes(_line_texts(lines.pieces, batch, found))
 
-    async for piece in _stream(dataset, lines.rows, lines.parts, make):
+    async for piece in _stream(dataset, lines.rows, lines.parts, make, rows_per_query, batch_rows):
         if piece:
             yield piece
 
@@ -313,14 +328,16 @@ async def _lines(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row"
 
 
 def _column_kinds(dataset: ExportDataset, relation: str) -> list[tuple[str, str]]:
-    with dataset.cursor(slice(0, 0)) as cursor:
+    with dataset.cursor(slice(0, 1)) as cursor:
         return [(row[0], row[1]) for row in cursor.execute(f"DESCRIBE {relation}").fetchall()]
 
 
 # --- SPEC CSV -----------------------------------------------------------------------------------
 
 
-def _spec_csv_sql() -> str:
+def _spec_csv_sql() -> _Lines:
+    """SPEC's CSV lines, a line per occupant (one for an address without any), the county's score
+    cells written once per set of scores."""
     occupant = "o"
     cells = {
         "address": "CASE WHEN k = 1 THEN f.address ELSE NULL END",
@@ -328,22 +345,21 @@ def _spec_csv_sql() -> str:
         "vicinity": f"COALESCE(NULLIF({occupant}.vicinity, ''), '{UNKNOWN}')",
         "types": f"CASE WHEN len({occupant}.types) > 0 THEN array_to_string({occupant}.types, ',') ELSE '{UNKNOWN}' END",
         "business_status": f"COALESCE(NULLIF({occupant}.business_status, ''), '{UNKNOWN}')",
-        "Top3_Scores_Combined": "c.top3_combined",
         "naics_code": f"COALESCE(NULLIF({occupant}.naics_code, ''), 'N/A')",
     }
-    numbers = {
-        "lat": f"COALESCE({occupant}.lat, f.lat)",
-        "lng": f"COALESCE({occupant}.lng, f.lng)",
-        "Total_Score": 'c."Total_Score"',
-    }
-    line = _csv_line([_csv_text(cells[name]) if name in cells else _csv_number(numbers[name]) for name in EXPORT_COLUMNS])
-    return (
-        f"SELECT f.row, f.k, {line} AS line FROM ("
-        " SELECT f.*, k, f.occupants[k] AS o FROM (SELECT *, unnest(range(1, greatest(len(occupants), 1) + 1)) AS k FROM facts) AS f"
-        ") AS f"
-        f" LEFT JOIN (SELECT * FROM scores WHERE level = '{COUNTY}') AS c"
-        " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
-    )
+    numbers = {"lat": f"COALESCE({occupant}.lat, f.lat)", "lng": f"COALESCE({occupant}.lng, f.lng)"}
+    scores = ("Total_Score", "Top3_Scores_Combined")
+    at = EXPORT_COLUMNS.index(scores[0])
+    assert EXPORT_COLUMNS[at:at + len(scores)] == scores
+    line: list[str | None] = [
+        None if name == scores[0] else _csv_text(cells[name]) if name in cells else _csv_number(numbers[name])
+        for name in EXPORT_COLUMNS if name != scores[1]]
+    texts = _segments(line)
+    rows = (f"SELECT f.row, {', '.join(f'{text} AS text_{i}' for i, text in enumerate(texts))}, {_KEYS} FROM ("
+            " SELECT f.*, k, f.occupants[k] AS o FROM (SELECT *, unnest(range(1, greatest(len(occupants), 1) + 1)) AS k FROM facts) AS f"
+            ") AS f")
+    county_part = f"""concat({_csv_number('s."Total_Score"')}, ',', {_csv_text("s.top3_combined")}) AS part"""
+    return _Lines(rows, {COUNTY: county_part}, ("text_0", _Slot(COUNTY, ","), "text_1"))
 
 
 # --- detailed CSV -------------------------------------------------------------------------------
@@ -481,7 +497,7 @@ def unique_names(names: Sequence[str]) -> list[str]:
     return unique
 
 
-def _jsonl_sql(user_columns: Sequence[str]) -> str:
+def _jsonl_sql(user_columns: Sequence[str]) -> _Lines:
     """domain/detailed_export's record (input_record | answer_record), not neutralised, built by DuckDB."""
     inputs = [(name, f"f.{input_name(i)}") for i, name in enumerate(unique_names(user_columns))]
     own = [
@@ -509,7 +525,7 @@ def _jsonl_sql(user_columns: Sequence[str]) -> str:
         ("match_level", "f.match_level"), ("lat", "f.lat"), ("lng", "f.lng"),
     ])
     county_level = _object([("geography_level", f"'{COUNTY}'"), ("geoid", "f.county_fips"), ("nri_version", "f.nri_version")])
-    tract_level = _object([("geography_level", f"'{TRACT}'"), ("geoid", "t.geoid"), ("nri_version", "f.tract_nri_version")])
+    tract_level = _object([("geography_level", f"'{TRACT}'"), ("geoid", "f.tract_geoid"), ("nri_version", "f.tract_nri_version")])
     dataset = _object([("dataset", "d.dataset"), ("version", "d.version"), ("as_of", "d.as_of")])
     receipt = _object([
         ("nri_version", "f.nri_version"),
@@ -534,29 +550,26 @@ def _jsonl_sql(user_columns: Sequence[str]) -> str:
     tract_hazards = _members(_hazard_pairs("s", "tract_"))
     tract_scores = _members([("perils", _perils("s")), ("ratings", _ratings("s")), ("Total_Score", 's."Total_Score"'),
                              ("Top3_Scores_Combined", "s.top3_combined")])
-    tract = ("'{' || " + _members([
-        ("geography_level", f"'{TRACT}'"), ("tract_geoid", "t.geoid"), ("county_fips", "f.tract_county_fips"),
-        ("nri_version", "f.tract_nri_version"), ("tract_from", "f.tract_from")])
-        + " || ',' || t.tract_scores || ',' || "
-        + _members([("notes", "COALESCE(f.tract_notes, [])"), ("about", _text(TRACT_SCORES_NOTE))]) + " || '}'")
-    record = " || ',' || ".join([
-        _members([("row", "f.row"), ("input", _object(inputs) if inputs else "json_object()"), *own]),
-        f"COALESCE(t.tract_head, {_text(_NO_TRACT_HEAD)})",
-        _members([("tract_nri_version", "f.tract_nri_version"), ("tract_note", "f.tract_note")]),
-        f"COALESCE(t.tract_hazards, {_text(_NO_TRACT_HAZARDS)})",
-        _members([("address", "f.address"), ("location", location), ("receipt", receipt)]),
-        f"'\"tract\":' || CASE WHEN f.tract_scored AND t.tract_scores IS NOT NULL THEN {tract} ELSE 'null' END",
-        f"COALESCE(c.county_members, {_text(_NO_COUNTY)})",
-    ])
-    return (
-        f"WITH parts AS (SELECT level, geoid, nri_version, {county_members} AS county_members, {tract_head} AS tract_head,"
-        f" {tract_hazards} AS tract_hazards, {tract_scores} AS tract_scores FROM scores AS s)"
-        f" SELECT f.row, '{{' || {record} || '}}' || chr(10) AS line FROM facts AS f"
-        f" LEFT JOIN (SELECT * FROM parts WHERE level = '{COUNTY}') AS c"
-        " ON f.scored AND c.geoid IS NOT DISTINCT FROM f.county_fips AND c.nri_version IS NOT DISTINCT FROM f.nri_version"
-        f" LEFT JOIN (SELECT * FROM parts WHERE level = '{TRACT}') AS t"
-        " ON f.tract_scored AND t.geoid IS NOT DISTINCT FROM f.tract_geoid"
-        " AND t.nri_version IS NOT DISTINCT FROM f.tract_nri_version"
+    # A row's tract object, when its tract was scored and its scores are found: their members
+    # between the row's own.
+    tract_head_of_row = ("CASE WHEN f.tract_scored THEN '{' || " + _members([
+        ("geography_level", f"'{TRACT}'"), ("tract_geoid", "f.tract_geoid"), ("county_fips", "f.tract_county_fips"),
+        ("nri_version", "f.tract_nri_version"), ("tract_from", "f.tract_from")]) + " || ',' END")
+    tract_tail_of_row = "',' || " + _members([("notes", "COALESCE(f.tract_notes, [])"), ("about", _text(TRACT_SCORES_NOTE))]) + " || '}'"
+    texts = [
+        "'{' || " + _members([("row", "f.row"), ("input", _object(inputs) if inputs else "json_object()"), *own]) + " || ','",
+        "',' || " + _members([("tract_nri_version", "f.tract_nri_version"), ("tract_note", "f.tract_note")]) + " || ','",
+        "',' || " + _members([("address", "f.address"), ("location", location), ("receipt", receipt)]) + """ || ',"tract":'""",
+        tract_head_of_row, tract_tail_of_row,
+    ]
+    rows = f"SELECT f.row, {', '.join(f'{text} AS text_{i}' for i, text in enumerate(texts))}, {_KEYS} FROM facts AS f"
+    return _Lines(
+        rows,
+        {COUNTY: f"{county_members} AS county_members",
+         TRACT: f"{tract_head} AS tract_head, {tract_hazards} AS tract_hazards, {tract_scores} AS tract_scores"},
+        ("text_0", _Slot(TRACT, _NO_TRACT_HEAD, "tract_head"), "text_1", _Slot(TRACT, _NO_TRACT_HAZARDS, "tract_hazards"),
+         "text_2", _Either(("text_3", _Slot(TRACT, None, "tract_scores"), "text_4"), "null"),
+         pa.scalar(","), _Slot(COUNTY, _NO_COUNTY, "county_members"), pa.scalar("}\n")),
     )
 
 
@@ -778,7 +791,7 @@ class ResultDownloads:
         async def pieces() -> AsyncIterator[bytes]:
             dataset = await self._open(manifest)
             yield export_header().encode()
-            async for piece in _lines(dataset, _spec_csv_sql(), order=("row", "k")):
+            async for piece in _streamed_lines(dataset, _spec_csv_sql()):
                 yield piece
 
         return pieces()
@@ -806,5 +819,5 @@ async def _detailed_csv(dataset: ExportDataset) -> AsyncIterator[bytes]:
 
 
 async def _jsonl(dataset: ExportDataset) -> AsyncIterator[bytes]:
-    async for piece in _lines(dataset, _jsonl_sql(dataset.user_columns), rows_per_query=JSONL_ROWS_PER_QUERY):
+    async for piece in _streamed_lines(dataset, _jsonl_sql(dataset.user_columns), JSONL_ROWS_PER_QUERY, JSONL_BATCH_ROWS):
         yield piece
