@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from adapters.results.dataset import ExportDataset, ParquetCache, detailed_select
+from adapters.results.dataset import ExportDataset, ParquetCache
 from application.ports.downloads import DETAILED_FILES
 from application.ports.files import FileStore
 from application.ports.results import ExportManifest
@@ -67,8 +67,8 @@ BATCH_ROWS = 4096  # rows a fetched Arrow batch: a piece of the download
 JSONL_BATCH_ROWS = 1024  # 5 MB of records
 READ_PIECE = 1024 * 1024  # the finished XLSX is read out in pieces of this size
 PARQUET_COMPRESSION = "zstd"
+PARQUET_GROUP_ROWS = 16_384  # rows a row group of the Parquet download
 T = TypeVar("T")
-ORDER_COLUMN = "__perilscope_row"  # the row's line, selected beside a file's own columns to order them
 # A user's column written as numbers in XLSX: every value in it a plain decimal (no leading zero, as a
 # ZIP code or an ID may have, at most 15 digits before the point, which a double keeps exactly),
 # thousands separated by commas or not; and not named as an identifier is (a ZIP code, a phone number).
@@ -145,35 +145,6 @@ def query_groups(manifest: ExportManifest, rows_per_query: int = ROWS_PER_QUERY)
     if start < count:
         groups.append(slice(start, count))
     return groups
-
-
-def _in_order(cursor: duckdb.DuckDBPyConnection, sql: str, order: Sequence[str], drop: bool) -> list[pa.RecordBatch]:
-    """One group's rows of the query, put in the order of the columns `order` by Arrow: a join
-    keeps no order in DuckDB, and its sort holds wide rows (a JSON Lines record is 5 KB) in the
-    database's 128 MB; here they are one group's, and most often in order already."""
-    table = cursor.sql(sql).to_arrow_table()
-    if len(order) > 1 or not _ascending(table.column(order[0])):
-        table = table.take(pc.sort_indices(table, sort_keys=[(name, "ascending") for name in order]))
-    if drop:
-        table = table.drop_columns(list(order))
-    return table.to_batches(BATCH_ROWS)
-
-
-def _ascending(column: pa.ChunkedArray) -> bool:
-    values = column.to_numpy()
-    return bool((values[1:] > values[:-1]).all())
-
-
-async def _batches(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",), drop: bool = True,
-                   rows_per_query: int = ROWS_PER_QUERY) -> AsyncIterator[pa.RecordBatch]:
-    """The query's rows over each group of the dataset's chunks in turn, in input order, as Arrow
-    batches (without the ordering columns when `drop`)."""
-    for group in query_groups(dataset.manifest, rows_per_query):
-        with dataset.cursor(group) as cursor:
-            batches = await asyncio.to_thread(_in_order, cursor, sql, order, drop)
-        for batch in batches:
-            if batch.num_rows:
-                yield batch
 
 
 def _texts_bytes(column: pa.Array) -> bytes:
@@ -317,14 +288,6 @@ async def _streamed_lines(dataset: ExportDataset, lines: _Lines, rows_per_query:
     async for piece in _stream(dataset, lines.rows, lines.parts, make, rows_per_query, batch_rows):
         if piece:
             yield piece
-
-
-async def _lines(dataset: ExportDataset, sql: str, order: Sequence[str] = ("row",),
-                 rows_per_query: int = ROWS_PER_QUERY) -> AsyncIterator[bytes]:
-    """The bytes of the query's text column (a line a row; its other columns, `order`, put the
-    lines in order), a batch at a time."""
-    async for batch in _batches(dataset, sql, order, rows_per_query=rows_per_query):
-        yield _texts_bytes(batch.column(0))
 
 
 def _column_kinds(dataset: ExportDataset, relation: str) -> list[tuple[str, str]]:
@@ -584,19 +547,66 @@ def download_column_names(user_columns: Sequence[str]) -> list[str]:
     return user + [name if name not in taken else f"{name} (PerilScope)" for name in ANSWER_COLUMN_NAMES]
 
 
-def _detailed_rows(user_columns: int) -> str:
-    """The `detailed` view's query (adapters/results/dataset.py) without its sort: rows are put in
-    order by Arrow (`_in_order`)."""
-    sql = detailed_select(user_columns)
-    assert sql.endswith(" ORDER BY f.row"), "dataset.detailed_select changed its order"
-    return sql.removesuffix(" ORDER BY f.row")
+_SCORE_COLUMNS = {COUNTY: _COUNTY_COLUMNS, TRACT: tuple("tract_" + name for name in _TRACT_COLUMNS)}
 
 
-def _parquet_sql(user_columns: Sequence[str]) -> str:
-    sources = [input_name(i) for i in range(len(user_columns))] + list(ANSWER_COLUMN_NAMES)
-    exprs = ["low_confidence = 'yes'" if source == "low_confidence" else _q(source) for source in sources]
-    selected = ", ".join(f"{expr} AS {_q(name)}" for expr, name in zip(exprs, download_column_names(user_columns), strict=True))
-    return f'SELECT {selected}, d."row" AS {ORDER_COLUMN} FROM ({_detailed_rows(len(user_columns))}) AS d'
+def _score_columns_sql(level: str) -> str:
+    """A level's score columns as the detailed rows name them (dataset.detailed_select)."""
+    columns = []
+    for name in _SCORE_COLUMNS[level]:
+        source = name.removeprefix("tract_") if level == TRACT else name
+        expr = "COALESCE(s.top_3, '')" if source == "top_3" else f"s.{_q(source)}"
+        columns.append(f"{expr} AS {_q(name)}")
+    return ", ".join(columns)
+
+
+def _detailed_table(user_columns: int, low_confidence: str) -> tuple[str, dict[str, str]]:
+    """The detailed rows (dataset.detailed_select's columns) as a query over the facts alone and
+    the score sets' columns, put together by `_detailed_batch`."""
+    scored = {name for names in _SCORE_COLUMNS.values() for name in names}
+    own = [low_confidence + " AS low_confidence" if name == "low_confidence" else f"f.{_q(name)}"
+           for name in ANSWER_COLUMN_NAMES if name not in scored]
+    rows = f"SELECT {', '.join([*(f'f.{input_name(i)}' for i in range(user_columns)), *own])}, {_KEYS} FROM facts AS f"
+    return rows, {level: _score_columns_sql(level) for level in _SCORE_COLUMNS}
+
+
+def _detailed_batch(user_columns: int, names: Sequence[str], batch: pa.RecordBatch,
+                    found: dict[str, pa.RecordBatch]) -> pa.RecordBatch:
+    """The detailed columns in order, named `names`: the user's, then ANSWER_COLUMN_NAMES."""
+    level_of = {name: level for level, columns in _SCORE_COLUMNS.items() for name in columns}
+    arrays = [batch.column(input_name(i)) for i in range(user_columns)]
+    for name in ANSWER_COLUMN_NAMES:
+        if name in level_of:
+            column = found[level_of[name]].column(name)
+            arrays.append(pc.fill_null(column, "") if name == "top_3" else column)
+        else:
+            arrays.append(batch.column(name))
+    return pa.RecordBatch.from_arrays(arrays, names=list(names))
+
+
+async def _detailed_batches(dataset: ExportDataset, names: Sequence[str], low_confidence: str) -> AsyncIterator[pa.RecordBatch]:
+    """The detailed rows in input order, a batch at a time (with their columns when there is none)."""
+    users = len(dataset.user_columns)
+    rows, parts = _detailed_table(users, low_confidence)
+
+    def make(batch: pa.RecordBatch, found: dict[str, pa.RecordBatch]) -> pa.RecordBatch:
+        return _detailed_batch(users, names, batch, found)
+
+    empty = True
+    async for made in _stream(dataset, rows, parts, make):
+        empty = False
+        yield made
+    if empty:
+        yield await asyncio.to_thread(_no_rows, dataset, rows, parts, make)
+
+
+def _no_rows(dataset: ExportDataset, rows: str, parts: dict[str, str],
+             make: Callable[[pa.RecordBatch, dict[str, pa.RecordBatch]], pa.RecordBatch]) -> pa.RecordBatch:
+    with dataset.cursor(slice(0, 0)) as cursor:
+        batch = _one_batch(cursor.sql(rows + " LIMIT 0").to_arrow_table())
+        found = {level: _one_batch(cursor.sql(_parts_sql(level, select) + " LIMIT 0").to_arrow_table())
+                 for level, select in parts.items()}
+    return make(batch, found)
 
 
 class _Sink:
@@ -639,21 +649,19 @@ async def _parquet(dataset: ExportDataset) -> AsyncIterator[bytes]:
         table = pa.Table.from_batches(batches)
         if writer is None:
             writer = pq.ParquetWriter(sink, table.schema, compression=PARQUET_COMPRESSION)
-        writer.write_table(table, row_group_size=len(table))
+        writer.write_table(table, row_group_size=max(len(table), 1))
         return sink.take()
 
-    async for batch in _batches(dataset, _parquet_sql(dataset.user_columns), (ORDER_COLUMN,)):
+    names = download_column_names(dataset.user_columns)
+    async for batch in _detailed_batches(dataset, names, "f.low_confidence"):
         group.append(batch)
         rows += batch.num_rows
-        if rows >= ROWS_PER_QUERY // 2:
+        if rows >= PARQUET_GROUP_ROWS:
             yield await asyncio.to_thread(write, group)
             group, rows = [], 0
     if group:
         yield await asyncio.to_thread(write, group)
-    if writer is None:  # no rows: the file with its columns
-        with dataset.cursor(slice(0, 0)) as cursor:
-            schema = cursor.sql(_parquet_sql(dataset.user_columns)).to_arrow_table().drop_columns([ORDER_COLUMN]).schema
-        writer = pq.ParquetWriter(sink, schema, compression=PARQUET_COMPRESSION)
+    assert writer is not None  # an export of no rows: a batch of its columns
     writer.close()
     yield sink.take()
 
@@ -746,19 +754,15 @@ class _Workbook:
         self._book.close()
 
 
-def _xlsx_sql(user_columns: Sequence[str]) -> str:
-    # low_confidence stays 'yes'/'no' text, as in the CSV.
-    names = [input_name(i) for i in range(len(user_columns))] + list(ANSWER_COLUMN_NAMES)
-    return f'SELECT {", ".join(_q(name) for name in names)}, d."row" AS {ORDER_COLUMN} FROM ({_detailed_rows(len(user_columns))}) AS d'
-
-
 async def _xlsx(dataset: ExportDataset) -> AsyncIterator[bytes]:
     folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="perilscope-xlsx-"))
     try:
         path = folder / "export.xlsx"
         numeric = await asyncio.to_thread(numeric_user_columns, dataset)
         book = await asyncio.to_thread(_Workbook, path, dataset.user_columns, dataset.manifest.rows, numeric)
-        async for batch in _batches(dataset, _xlsx_sql(dataset.user_columns), (ORDER_COLUMN,)):
+        # low_confidence stays 'yes'/'no' text, as in the CSV.
+        names = detail_columns(dataset.user_columns)
+        async for batch in _detailed_batches(dataset, names, "CASE WHEN f.low_confidence THEN 'yes' ELSE 'no' END"):
             await asyncio.to_thread(book.add, batch)
         await asyncio.to_thread(book.close)
         handle = await asyncio.to_thread(path.open, "rb")
