@@ -7,6 +7,12 @@
     .venv/bin/python bench/batch.py --rows 1000000 --unique --workers 2 --jobs 4  # 4 jobs of 250,000 at once
 
 --unique makes every address different, so no answer is reused (repeats flatter the figure).
+Over HTTP, the detailed CSV is downloaded too (its time, MB/s and time to the first bytes), and each
+process's resident memory is sampled: the bench prints its peak in each phase (upload, job,
+downloads, portfolio). --trace-memory starts Python's tracemalloc in the server and its workers
+and writes their largest live allocations after each phase to /tmp/perilscope-trace-<pid>-<n>.txt
+(slow: for finding where memory goes, not for timing).
+
 --workers N runs the server with the Taskiq queue on the local Redis and a new PostgreSQL database
 (127.0.0.1, user postgres), and N `perilscope worker` processes sharing the job's chunks.
 """
@@ -20,10 +26,13 @@ import gzip
 import io
 import json
 import random
+import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -127,25 +136,138 @@ async def run(rows: int, unique: bool) -> None:
         await container.engine().dispose()
 
 
-def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_count: int = 1) -> None:
+def resident_mb(pid: int) -> float | None:
+    try:
+        return next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                    if line.startswith("VmRSS:")) / 1024
+    except (OSError, StopIteration):
+        return None
+
+
+class MemoryPhases:
+    """Each process's resident memory (the server, its children, the workers), sampled every
+    `interval` s: the peak of each phase, a phase ending at each `mark`."""
+
+    def __init__(self, processes: list[subprocess.Popen], interval: float = 0.05) -> None:
+        self._processes = processes
+        self._interval = interval
+        self._peaks: dict[str, float] = {}
+        self.phases: list[tuple[str, dict[str, float]]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def pids(self) -> dict[str, int]:
+        named = {"server": self._processes[0].pid}
+        for process in self._processes[1:]:
+            named[f"worker {len(named)}"] = process.pid
+        for child in child_pids(self._processes[0].pid):
+            named[f"server's child {child}"] = child
+        return named
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self._interval):
+            sizes = {name: resident_mb(pid) for name, pid in self.pids().items()}
+            with self._lock:
+                for name, size in sizes.items():
+                    if size is not None:
+                        self._peaks[name] = max(self._peaks.get(name, 0.0), size)
+
+    def __enter__(self) -> MemoryPhases:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def mark(self, phase: str) -> None:
+        with self._lock:
+            self.phases.append((phase, dict(self._peaks)))
+            self._peaks.clear()
+
+    def report(self) -> str:
+        lines = ["  peak resident memory (MB) in each phase:"]
+        for phase, peaks in self.phases:
+            lines.append(f"    {phase:<32}" + ", ".join(f"{name} {peak:5.0f}" for name, peak in sorted(peaks.items())))
+        return "\n".join(lines)
+
+
+# Started in every Python process of the server when --trace-memory: tracemalloc, and on SIGUSR1
+# the largest live allocations (by line) written to /tmp/perilscope-trace-<pid>-<n>.txt.
+TRACE_SITECUSTOMIZE = """
+import os, signal, tracemalloc
+tracemalloc.start(int(os.environ.get("PERILSCOPE_TRACE_FRAMES", "1")))
+_count = [0]
+def _dump(*_):
+    _count[0] += 1
+    snapshot = tracemalloc.take_snapshot()
+    stats = snapshot.statistics("lineno")
+    with open(f"/tmp/perilscope-trace-{os.getpid()}-{_count[0]}.txt", "w") as out:
+        current, peak = tracemalloc.get_traced_memory()
+        out.write(f"traced now {current / 2**20:.1f} MB, peak {peak / 2**20:.1f} MB\\n")
+        for stat in stats[:40]:
+            out.write(f"{stat}\\n")
+    tracemalloc.reset_peak()
+signal.signal(signal.SIGUSR1, _dump)
+"""
+
+
+def dump_traces(phases: MemoryPhases) -> None:
+    for pid in phases.pids().values():
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except ProcessLookupError:
+            pass
+
+
+def download_timed(client: httpx.Client, path: str) -> tuple[int, float, float]:
+    """Bytes, seconds to the first bytes and seconds in all of a streamed download."""
+    started = time.perf_counter()
+    first, size = None, 0
+    with client.stream("GET", path) as answer:
+        answer.raise_for_status()
+        for piece in answer.iter_bytes():
+            if first is None and piece:
+                first = time.perf_counter() - started
+            size += len(piece)
+    return size, first or 0.0, time.perf_counter() - started
+
+
+def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_count: int = 1,
+              trace_memory: bool = False) -> None:
     """Upload, start, poll and download through a real server; with workers, on PostgreSQL + Redis;
     else embedded, with the server's local worker processes. With `jobs_count`, the rows are that
     many uploads, started together: the workers' throughput over several jobs, whose splits and
     exports overlap other jobs' chunks, beside one job's time from upload to download."""
     parts = split_input(build_input(rows, Settings.from_env().data_dir, unique=unique), jobs_count)
+    trace_dir = tempfile.mkdtemp(prefix="perilscope-trace-") if trace_memory else None
+    if trace_dir:
+        Path(trace_dir, "sitecustomize.py").write_text(TRACE_SITECUSTOMIZE)
     with distributed(workers, local_workers) as extra_env:
         processes: list[subprocess.Popen] = []
-        with running_server(extra_env={**extra_env, **BENCH_STORAGE}, on_start=processes.append) as (base_url, env):
+        if trace_dir:
+            extra_env = {**extra_env, "PYTHONPATH": f"{trace_dir}:{ROOT}"}
+        with (running_server(extra_env={**extra_env, **BENCH_STORAGE}, on_start=processes.append) as (base_url, env),
+              MemoryPhases(processes) as phases):
             worker_logs, log_paths = start_workers(workers, {**env, "PERILSCOPE_LOG_LEVEL": "INFO"}, processes)
             headers = {"Authorization": f"Bearer {admin_token(base_url, env)}"}
             with httpx.Client(base_url=base_url, headers=headers, timeout=600) as client:
                 client.put("/api/admin/settings", json={"monthly_search_limit": 10, "rate_limiting": False,
                                                        "search_caching": False}).raise_for_status()
                 cpus_before = [cpu_seconds(process.pid, with_children=bool(workers)) for process in processes]
+
+                def mark(phase: str) -> None:
+                    phases.mark(phase)
+                    if trace_memory:
+                        dump_traces(phases)
+
+                mark("started")
                 started = time.perf_counter()
                 file_ids = [client.post("/api/upload-csv", files={"file": (f"bench{n}.csv", part, "text/csv")}
                                         ).raise_for_status().json()["file_id"] for n, part in enumerate(parts)]
                 uploaded = time.perf_counter()
+                mark("upload")
                 jobs = [client.post("/api/batch-jobs", json={"file_id": file_id}).raise_for_status().json()["job"]
                         for file_id in file_ids]
                 while any(job["status"] not in ("done", "failed") for job in jobs):
@@ -155,12 +277,17 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_co
                 if any(job["status"] != "done" for job in jobs):
                     raise SystemExit(f"a batch failed: {jobs}\n{worker_logs()}")
                 seen_done = time.perf_counter()
+                mark("job")
                 exported = sum(len(client.get(f"/api/download/{job['export_filename']}").raise_for_status().content)
                                for job in jobs)
                 elapsed = time.perf_counter() - started
+                mark("download SPEC CSV")
+                detailed = download_timed(client, f"/api/exports/{jobs[0]['export_filename']}/detailed?format=csv")
+                mark("download detailed CSV")
                 cpus_during = [_spent(cpu_seconds(process.pid, with_children=bool(workers)), before)
                                for process, before in zip(processes, cpus_before)]
                 summaries = portfolio_times(client, jobs[0]["export_filename"])
+                mark("portfolio")
             stored = asyncio.run(stored_bytes_over_http(env, [job["export_filename"] for job in jobs]))
             if not workers:  # the server's local workers are its children
                 processes += [_Process(pid) for pid in child_pids(processes[0].pid)]
@@ -177,6 +304,8 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_co
     print(f"  upload {uploaded - started:6.1f} s; upload to export downloaded {elapsed:6.1f} s  "
           f"{rows / elapsed:7,.0f} rows/s  export {exported / 1e6:5.1f} MB "
           f"(seen done at {seen_done - started:.1f} s, downloaded in {elapsed - (seen_done - started):.1f} s)")
+    size, first, took = detailed
+    print(f"  detailed CSV (after): {size / 1e6:.1f} MB, first bytes {first:.2f} s, in {took:.2f} s, {size / 1e6 / took:.1f} MB/s")
     print(f"  stored: {stored / 1e6:7.1f} MB, {stored / rows:7,.0f} bytes per row (the export's files in the store)")
     print(f"  peak RSS: server {peaks[0]:5.0f} MB" + "".join(
         f", worker {n} {peak:5.0f} MB" for n, peak in enumerate(peaks[1:], start=1)))
@@ -187,6 +316,9 @@ def over_http(rows: int, unique: bool, workers: int, local_workers: int, jobs_co
         f"{'server' if n == 0 else f'worker {n}'} {_seconds(cpu)}" for n, cpu in enumerate(cpus_during)))
     print("  portfolio summary over HTTP (first ask, then kept): " + ", ".join(
         f"{what} {first:.2f} s / {again:.2f} s" for what, (first, again) in summaries.items()))
+    print(phases.report())
+    if trace_memory:
+        print("  tracemalloc's largest allocations after each phase: /tmp/perilscope-trace-<pid>-<n>.txt")
     if workers:
         print(work_shares(log_paths))
 
@@ -332,9 +464,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="the rows as this many jobs started together (implies --http)")
     parser.add_argument("--local-workers", type=int, default=default_local_workers(None),
                         help="the embedded server's local worker processes (default: as `perilscope serve` on this machine)")
+    parser.add_argument("--trace-memory", action="store_true",
+                        help="tracemalloc in the server's processes: their largest allocations after each phase")
     args = parser.parse_args()
-    if args.http or args.workers or args.jobs > 1:
-        over_http(args.rows, args.unique, args.workers, args.local_workers, args.jobs)
+    if args.http or args.workers or args.jobs > 1 or args.trace_memory:
+        over_http(args.rows, args.unique, args.workers, args.local_workers, args.jobs, args.trace_memory)
     else:
         asyncio.run(run(args.rows, args.unique))
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from adapters.results.memory import release_freed_memory
 from application.ports.files import FileStore
 from application.ports.results import WrittenChunk
 from domain.lookup_result import LookupResult
@@ -126,6 +127,8 @@ _encode = msgspec.json.Encoder().encode
 
 def _read_json(lines: bytes, schema: pa.Schema) -> pa.Table:
     import pyarrow.json as pa_json
+
+    release_freed_memory()  # a chunk's tables are freed once written
 
     if not lines:
         return schema.empty_table()

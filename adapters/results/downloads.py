@@ -2,12 +2,13 @@
 DuckDB queries and streamed: SPEC §3's CSV, and the detailed export as CSV, XLSX, JSON Lines and
 Parquet.
 
-Each format is a projection DuckDB runs over a few chunks at a time (the first chunk alone, so
-the first bytes leave at once; then about `ROWS_PER_QUERY` rows a query), ordered by row, and
-fetched as Arrow batches of `BATCH_ROWS`: memory holds one query's rows, whatever the export's
-size. The CSV lines and the JSON Lines records are made whole by DuckDB (one text a row); the
-bytes of a batch's texts are taken from the Arrow buffer as they are, without a Python object a
-row.
+Each format is a query over the facts alone (no join: DuckDB keeps a plain read's order, so the
+rows come in input order without a sort), streamed as Arrow batches of `BATCH_ROWS`, with the keys
+of each row's score sets; the score sets (a few thousand) are fetched once, written as the format
+needs them, and put in their rows' places by Arrow (`_stream`). Memory holds a few batches,
+whatever the export's size. The CSV lines and the JSON Lines records are made by DuckDB as texts
+(a row's own, and its score sets' once per set) that Arrow joins; the bytes of a batch's lines are
+taken from the Arrow buffer as they are, without a Python object a row.
 
 - SPEC CSV: byte for byte what domain/export.py (result_rows, rows_csv) writes for the same rows.
 - Detailed CSV: byte for byte what the detailed export wrote before, from domain/detailed_export.py
@@ -41,6 +42,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from adapters.results.dataset import ExportDataset, ParquetCache
+from adapters.results.memory import release_freed_memory
 from application.ports.downloads import DETAILED_FILES
 from application.ports.files import FileStore
 from application.ports.results import ExportManifest
@@ -785,6 +787,7 @@ class ResultDownloads:
     formats = tuple(FORMATS)
 
     def __init__(self, files: FileStore, cache: ParquetCache | None = None) -> None:
+        release_freed_memory()
         self._files = files
         self._cache = cache
 
