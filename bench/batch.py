@@ -136,10 +136,12 @@ async def run(rows: int, unique: bool) -> None:
         await container.engine().dispose()
 
 
-def resident_mb(pid: int) -> float | None:
+def resident_mb(pid: int, field: str = "VmRSS") -> float | None:
+    """A process's resident memory now (`field`: VmRSS, or RssAnon: its own data, or RssFile: the
+    code and files it maps, shared with other processes)."""
     try:
         return next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                    if line.startswith("VmRSS:")) / 1024
+                    if line.startswith(field + ":")) / 1024
     except (OSError, StopIteration):
         return None
 
@@ -152,7 +154,7 @@ class MemoryPhases:
         self._processes = processes
         self._interval = interval
         self._peaks: dict[str, float] = {}
-        self.phases: list[tuple[str, dict[str, float]]] = []
+        self.phases: list[tuple[str, dict[str, float], dict[str, str]]] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -182,14 +184,17 @@ class MemoryPhases:
         self._thread.join()
 
     def mark(self, phase: str) -> None:
+        now = {name: f"{resident_mb(pid, 'RssAnon') or 0:.0f}+{resident_mb(pid, 'RssFile') or 0:.0f}"
+               for name, pid in self.pids().items()}
         with self._lock:
-            self.phases.append((phase, dict(self._peaks)))
+            self.phases.append((phase, dict(self._peaks), now))
             self._peaks.clear()
 
     def report(self) -> str:
-        lines = ["  peak resident memory (MB) in each phase:"]
-        for phase, peaks in self.phases:
-            lines.append(f"    {phase:<32}" + ", ".join(f"{name} {peak:5.0f}" for name, peak in sorted(peaks.items())))
+        lines = ["  peak resident memory (MB) in each phase (at its end: own data + mapped code and files):"]
+        for phase, peaks, now in self.phases:
+            lines.append(f"    {phase:<24}" + ", ".join(f"{name} {peak:4.0f} ({now.get(name, '?')})"
+                                                       for name, peak in sorted(peaks.items())))
         return "\n".join(lines)
 
 

@@ -4,6 +4,9 @@ the time to the first byte, the whole time, the bytes and MB/s, and the process'
     .venv/bin/python bench/downloads.py --rows 100000                 # every format, local store
     .venv/bin/python bench/downloads.py --rows 1000000 --formats csv  # the detailed CSV at a million
 
+Each format runs in a process of its own (its peak memory is its own), on the dataset the first
+one wrote (kept in --keep's folder, or a temporary one); --one-process runs them one after another.
+
 The dataset is written with the real chunk writer (chunks of 5,000 rows) from varied answers: five
 counties and two NRI releases, a tract on half the rows, one to three occupants on a third."""
 
@@ -13,6 +16,7 @@ import argparse
 import asyncio
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -105,6 +109,7 @@ async def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--formats", default="spec,csv,jsonl,parquet,xlsx")
     parser.add_argument("--keep", type=Path, help="a folder to keep the dataset in, and to take it from next time")
+    parser.add_argument("--one-process", action="store_true", help="every format in this process, one after another")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="perilscope-bench-downloads-") as scratch:
         folder = args.keep or Path(scratch)
@@ -119,9 +124,15 @@ async def main() -> None:
         stored = sum((folder / key).stat().st_size for key in manifest.keys)
         print(f"dataset: {args.rows:,} rows in {len(manifest.chunks)} chunks, {stored / 1e6:.1f} MB stored "
               f"({stored / args.rows:.0f} B a row), written in {time.perf_counter() - started:.1f} s", flush=True)
-        downloads = ResultDownloads(files)
-        for fmt in args.formats.split(","):
-            await measure(downloads, manifest, fmt)
+        formats = args.formats.split(",")
+        if args.one_process or len(formats) == 1:
+            downloads = ResultDownloads(files)
+            for fmt in formats:
+                await measure(downloads, manifest, fmt)
+            return
+        for fmt in formats:
+            subprocess.run([sys.executable, __file__, "--rows", str(args.rows), "--keep", str(folder), "--formats", fmt],
+                           check=True)
 
 
 if __name__ == "__main__":
